@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+export const UserMode = z.enum(['chat', 'agent']);
+export type UserMode = z.infer<typeof UserMode>;
+
+export const Stage = z.enum(['warmup', 'act', 'tool_followup', 'delivery_check', 'qa_review']);
+export type Stage = z.infer<typeof Stage>;
+
+export const DeliveryState = z.enum(['DONE', 'NEEDS_WORK']);
+export type DeliveryState = z.infer<typeof DeliveryState>;
+
+export const ReadOnlyToolName = z.enum(['read_file', 'list_dir', 'search_code']);
+export const WriteToolName = z.enum(['write_file', 'apply_patch']);
+export const ExecuteToolName = z.enum(['run_command']);
+export const ToolName = z.enum([...ReadOnlyToolName.options, ...WriteToolName.options, ...ExecuteToolName.options]);
+export type ToolName = z.infer<typeof ToolName>;
+
+export const ToolClass = z.enum(['read_only', 'write', 'execute']);
+export type ToolClass = z.infer<typeof ToolClass>;
+
+export const ServiceName = z.enum(['conversation', 'policy', 'prompt-assembly', 'tool-execution', 'qa', 'memory']);
+export type ServiceName = z.infer<typeof ServiceName>;
+export const SERVICE_NAMES = ServiceName.options;
+
+const idPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** Ids travel in stream names and NATS subjects, so they are restricted to a safe alphabet. */
+export const Id = z.string().regex(idPattern, 'ids use letters, digits, ".", "_", ":" or "-" (max 128)');
+export const RunId = Id;
+export const ConversationId = Id;
+
+/** `{workflowRunId}/{agentType}/{sequence}/{timestamp}` */
+export const ContextId = z.string().regex(/^[^/\s]+\/[^/\s]+\/\d+\/\d+$/, 'context ids are {workflowRunId}/{agentType}/{sequence}/{timestamp}');
+
+export const IsoTimestamp = z.iso.datetime({ offset: true });
+export const NonBlank = z.string().trim().min(1);

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, Stage, ToolName, UserMode } from './common';
+import { ErrorCode } from './errors';
+import { Instruction } from './instructions';
+import { EventMetadata } from './metadata';
+import { StagePolicy } from './policy';
+import { QAReport } from './qa';
+import { ReasoningOutcome } from './reasoning';
+import { MemoryTier } from './memory';
+
+const Sha256 = z.string().regex(/^[a-f0-9]{64}$/);
+
+export const ToolCall = z.object({ id: Id, name: z.string().min(1), arguments: z.string() });
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const Usage = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  totalTokens: z.number().int().min(0),
+});
+
+/** Event data schemas, one per event type; every stream's events come from this table. */
+export const eventDataSchemas = {
+  RunStarted: z.object({
+    runId: RunId,
+    conversationId: ConversationId,
+    userMode: UserMode,
+    reasoningEnabled: z.boolean(),
+    userInput: NonBlank,
+    projectRoot: NonBlank,
+  }),
+  StageEntered: z.object({
+    stage: Stage,
+    iteration: z.number().int().min(0),
+    policy: StagePolicy,
+    contextId: ContextId,
+  }),
+  ModelRequested: z.object({
+    requestId: Id,
+    stage: Stage,
+    model: z.string().min(1),
+    toolNames: z.array(ToolName),
+    messageCount: z.number().int().min(0),
+    tokenEstimate: z.number().int().min(0),
+    promptHash: Sha256,
+    /** Hashes of every message body in order; each body is stored once, in the first request that used it. */
+    messageHashes: z.array(Sha256),
+    newBodies: z.record(Sha256, z.string()),
+  }),
+  ModelResponded: z.object({
+    requestId: Id,
+    content: z.string(),
+    toolCalls: z.array(ToolCall),
+    usage: Usage.optional(),
+    latencyMs: z.number().min(0),
+    finishReason: z.string().nullable(),
+  }),
+  ReasoningRecorded: z.object({
+    requestId: Id,
+    format: z.enum(['macro', 'micro']),
+    text: z.string(),
+    outcome: ReasoningOutcome,
+  }),
+  InstructionIssued: z.object({
+    instruction: Instruction,
+    accepted: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  ToolCallRequested: z.object({ callId: Id, tool: ToolName, arguments: z.record(z.string(), z.unknown()), stage: Stage }),
+  ToolCallCompleted: z.object({
+    callId: Id,
+    tool: ToolName,
+    ok: z.boolean(),
+    output: z.string(),
+    truncated: z.boolean(),
+    durationMs: z.number().min(0),
+  }),
+  ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
+  MessageAppended: z.object({
+    messageId: Id,
+    role: z.enum(['user', 'assistant', 'tool', 'system']),
+    content: z.string(),
+    instructions: z.array(Instruction).default([]),
+    intermediate: z.boolean().default(false),
+  }),
+  DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
+  QAReportIssued: z.object({ report: QAReport }),
+  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string() }),
+  RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
+  MemoryRetained: z.object({
+    memoryId: Id,
+    scope: Id,
+    tier: MemoryTier,
+    content: NonBlank,
+    tags: z.array(z.string()),
+  }),
+} as const;
+
+export type EventType = keyof typeof eventDataSchemas;
+export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+function envelope<T extends EventType>(type: T) {
+  return z.object({ type: z.literal(type), data: eventDataSchemas[type], metadata: EventMetadata });
+}
+
+const envelopes = EVENT_TYPES.map((type) => envelope(type));
+/** Every domain event: `{ type, data, metadata }`, discriminated by `type`. */
+export const StagecraftEvent = z.discriminatedUnion('type', envelopes as unknown as [ReturnType<typeof envelope<EventType>>]);
+export type StagecraftEvent = { [T in EventType]: { type: T; data: EventData<T>; metadata: EventMetadata } }[EventType];
+export type EventOf<T extends EventType> = Extract<StagecraftEvent, { type: T }>;
+
+/** Parses an event of a known type; throws a ZodError naming the bad fields. */
+export function parseEvent(value: unknown): StagecraftEvent {
+  return StagecraftEvent.parse(value) as StagecraftEvent;
+}
+
+export const streams = {
+  run: (runId: string) => `run-${runId}`,
+  conversation: (conversationId: string) => `conversation-${conversationId}`,
+  toolCall: (callId: string) => `toolcall-${callId}`,
+  memory: (scope: string) => `memory-${scope}`,
+} as const;

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { EVENT_TYPES, StagecraftEvent, eventDataSchemas } from './events';
+import { EventMetadata } from './metadata';
+import { ErrorReply } from './errors';
+import { REQUEST_SUBJECTS, publishContracts, requestContracts } from './subjects';
+
+/**
+ * Every committed JSON Schema, keyed by its file path under `contracts/`.
+ * Pure: the generator script writes these, and a test compares them with the files.
+ */
+export function jsonSchemaFiles(): Record<string, unknown> {
+  const files: Record<string, unknown> = {};
+  const put = (path: string, schema: z.ZodType, io: 'input' | 'output' = 'output') => {
+    files[path] = { $id: `stagecraft/${path}`, ...z.toJSONSchema(schema, { io, unrepresentable: 'any' }) };
+  };
+  for (const type of EVENT_TYPES) put(`events/${type}.schema.json`, eventDataSchemas[type]);
+  put('events/EventMetadata.schema.json', EventMetadata);
+  put('events/StagecraftEvent.schema.json', StagecraftEvent);
+  for (const subject of REQUEST_SUBJECTS) {
+    const { request, reply } = requestContracts[subject];
+    put(`subjects/${subject}.request.schema.json`, request, 'input');
+    put(`subjects/${subject}.reply.schema.json`, reply);
+  }
+  for (const [name, { message }] of Object.entries(publishContracts)) put(`subjects/${name}.message.schema.json`, message);
+  put('errors/ErrorReply.schema.json', ErrorReply);
+  return files;
+}

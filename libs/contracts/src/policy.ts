@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { Stage, ToolName, UserMode } from './common';
+
+export const ReasoningRule = z.enum(['none', 'macro', 'micro']);
+export type ReasoningRule = z.infer<typeof ReasoningRule>;
+
+/** Who is speaking: the main agent, or a specialist it delegated to (seed 000). */
+export const DelegationState = z.object({
+  depth: z.number().int().min(0),
+  chain: z.array(z.string().min(1)).describe('agent types from the main agent to the active specialist'),
+});
+export type DelegationState = z.infer<typeof DelegationState>;
+export const NO_DELEGATION: DelegationState = { depth: 0, chain: [] };
+
+/** The complete decision for one stage: recorded in full on every StageEntered. */
+export const StagePolicy = z.object({
+  userMode: UserMode,
+  reasoningEnabled: z.boolean(),
+  stage: Stage,
+  delegation: DelegationState,
+  tools: z.array(ToolName),
+  prompts: z.array(z.string().min(1)).describe('prompt ids in composition order'),
+  reasoning: z.object({
+    rule: ReasoningRule,
+    required: z.boolean(),
+  }),
+  toolLoop: z.boolean().describe('whether tool calls from the model are executed in this stage'),
+});
+export type StagePolicy = z.infer<typeof StagePolicy>;
+
+export const PolicyDecideRequest = z.object({
+  userMode: UserMode,
+  reasoningEnabled: z.boolean(),
+  stage: Stage,
+  delegation: DelegationState.default(NO_DELEGATION),
+});
+export type PolicyDecideRequest = z.infer<typeof PolicyDecideRequest>;
+export const PolicyDecideReply = z.object({ policy: StagePolicy });
+export type PolicyDecideReply = z.infer<typeof PolicyDecideReply>;

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { Id, ServiceName } from './common';
+import { ConversationSendReply, ConversationSendRequest, RunGetReply, RunGetRequest } from './conversation';
+import { StagecraftEvent } from './events';
+import { HealthReply, HealthRequest } from './health';
+import {
+  HistoryGetReply,
+  HistoryGetRequest,
+  MemoryRecallReply,
+  MemoryRecallRequest,
+  MemoryReflectReply,
+  MemoryReflectRequest,
+  MemoryRetainReply,
+  MemoryRetainRequest,
+  ReasoningOutcomeGetReply,
+  ReasoningOutcomeGetRequest,
+} from './memory';
+import { PolicyDecideReply, PolicyDecideRequest } from './policy';
+import { PromptAssembleReply, PromptAssembleRequest, WorkflowNextReply, WorkflowNextRequest } from './prompts';
+import { QaReviewReply, QaReviewRequest } from './qa';
+import { ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
+
+export const DEFAULT_SUBJECT_PREFIX = 'stagecraft';
+
+interface RequestContract<Req extends z.ZodType, Rep extends z.ZodType> {
+  owner: ServiceName;
+  request: Req;
+  reply: Rep;
+}
+const contract = <Req extends z.ZodType, Rep extends z.ZodType>(owner: ServiceName, request: Req, reply: Rep) =>
+  ({ owner, request, reply }) satisfies RequestContract<Req, Rep>;
+
+/**
+ * Every request/reply subject (without the prefix), who serves it and its two schemas.
+ * `<service>.health` is served by every service; the rest by their owner only.
+ */
+export const requestContracts = {
+  'conversation.send': contract('conversation', ConversationSendRequest, ConversationSendReply),
+  'conversation.run.get': contract('conversation', RunGetRequest, RunGetReply),
+  'policy.decide': contract('policy', PolicyDecideRequest, PolicyDecideReply),
+  'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
+  'workflow.next': contract('prompt-assembly', WorkflowNextRequest, WorkflowNextReply),
+  'tool.execute': contract('tool-execution', ToolExecuteRequest, ToolExecuteReply),
+  'qa.review': contract('qa', QaReviewRequest, QaReviewReply),
+  'memory.retain': contract('memory', MemoryRetainRequest, MemoryRetainReply),
+  'memory.recall': contract('memory', MemoryRecallRequest, MemoryRecallReply),
+  'memory.reflect': contract('memory', MemoryReflectRequest, MemoryReflectReply),
+  'memory.reasoning-outcome.get': contract('memory', ReasoningOutcomeGetRequest, ReasoningOutcomeGetReply),
+  'memory.history.get': contract('memory', HistoryGetRequest, HistoryGetReply),
+  'conversation.health': contract('conversation', HealthRequest, HealthReply),
+  'policy.health': contract('policy', HealthRequest, HealthReply),
+  'prompt-assembly.health': contract('prompt-assembly', HealthRequest, HealthReply),
+  'tool-execution.health': contract('tool-execution', HealthRequest, HealthReply),
+  'qa.health': contract('qa', HealthRequest, HealthReply),
+  'memory.health': contract('memory', HealthRequest, HealthReply),
+} as const;
+
+export type RequestSubject = keyof typeof requestContracts;
+export const REQUEST_SUBJECTS = Object.keys(requestContracts) as RequestSubject[];
+export type RequestOf<S extends RequestSubject> = z.input<(typeof requestContracts)[S]['request']>;
+export type ParsedRequestOf<S extends RequestSubject> = z.infer<(typeof requestContracts)[S]['request']>;
+export type ReplyOf<S extends RequestSubject> = z.infer<(typeof requestContracts)[S]['reply']>;
+
+export const healthSubject = (service: ServiceName) => `${service}.health` as RequestSubject;
+
+export function subjectsOwnedBy(service: ServiceName): RequestSubject[] {
+  return REQUEST_SUBJECTS.filter((s) => requestContracts[s].owner === service);
+}
+
+/** Published (not requested) subjects: one message per item, no reply. */
+export const publishContracts = {
+  'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: StagecraftEvent },
+  'tool.progress': { subject: (callId: string) => `tool.${Id.parse(callId)}.progress`, message: ToolProgress },
+} as const;
+
+export function withPrefix(prefix: string, subject: string): string {
+  return prefix ? `${prefix}.${subject}` : subject;
+}

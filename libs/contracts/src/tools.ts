@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { Id, NonBlank, RunId, Stage, ToolName, UserMode } from './common';
+import { DelegationState, NO_DELEGATION } from './policy';
+
+export const ToolCallId = Id;
+
+export const ToolExecuteRequest = z.object({
+  callId: ToolCallId,
+  runId: RunId,
+  tool: ToolName,
+  arguments: z.record(z.string(), z.unknown()),
+  stage: Stage,
+  userMode: UserMode,
+  reasoningEnabled: z.boolean(),
+  delegation: DelegationState.default(NO_DELEGATION),
+  projectRoot: NonBlank,
+});
+export type ToolExecuteRequest = z.infer<typeof ToolExecuteRequest>;
+
+export const ToolResult = z.object({
+  callId: ToolCallId,
+  tool: ToolName,
+  ok: z.boolean(),
+  output: z.string(),
+  truncated: z.boolean(),
+  durationMs: z.number().min(0),
+  /** True when the call id had already run and the recorded result was returned instead. */
+  replayed: z.boolean(),
+});
+export type ToolResult = z.infer<typeof ToolResult>;
+export const ToolExecuteReply = ToolResult;
+export type ToolExecuteReply = ToolResult;
+
+export const ToolProgress = z.object({
+  callId: ToolCallId,
+  sequence: z.number().int().min(0),
+  message: z.string(),
+});
+export type ToolProgress = z.infer<typeof ToolProgress>;
