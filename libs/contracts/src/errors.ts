@@ -62,3 +62,8 @@ export function toErrorReply(error: unknown): ErrorReply {
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'INTERNAL', message, issues: [] };
 }
+
+/** What travels back on every request subject: the reply, or a structured error. */
+export const ReplyEnvelope = <T extends z.ZodType>(data: T) =>
+  z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), data }), z.object({ ok: z.literal(false), error: ErrorReply })]);
+export type ReplyEnvelope<T> = { ok: true; data: T } | { ok: false; error: ErrorReply };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, StagecraftEvent, eventDataSchemas } from './events';
 import { EventMetadata } from './metadata';
-import { ErrorReply } from './errors';
+import { ErrorReply, ReplyEnvelope } from './errors';
 import { REQUEST_SUBJECTS, publishContracts, requestContracts } from './subjects';
 
 /**
@@ -19,7 +19,7 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   for (const subject of REQUEST_SUBJECTS) {
     const { request, reply } = requestContracts[subject];
     put(`subjects/${subject}.request.schema.json`, request, 'input');
-    put(`subjects/${subject}.reply.schema.json`, reply);
+    put(`subjects/${subject}.reply.schema.json`, ReplyEnvelope(reply));
   }
   for (const [name, { message }] of Object.entries(publishContracts)) put(`subjects/${name}.message.schema.json`, message);
   put('errors/ErrorReply.schema.json', ErrorReply);

@@ -1,0 +1,13 @@
+import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
+import { describeBusContract } from './bus.contract';
+import { connectNatsBus } from './nats-bus';
+
+let server: NatsServerHandle;
+beforeAll(async () => (server = await startNatsServer()));
+afterAll(async () => server?.stop());
+
+describeBusContract('NATS', async () => {
+  const bus = await connectNatsBus(server.url, 'client');
+  const peer = await connectNatsBus(server.url, 'server');
+  return { bus, peer, close: async () => (await bus.close(), await peer.close()) };
+});
