@@ -1,1 +1,3 @@
-export {};
+export { decideStagePolicy } from './decide';
+export { assertPolicyInvariants, isReasoningPrompt, policyViolations } from './invariants';
+export { TOOL_CLASSES, toolClassOf, toolsOfClasses } from './tool-classes';
