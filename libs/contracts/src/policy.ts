@@ -12,6 +12,10 @@ export const DelegationState = z.object({
 export type DelegationState = z.infer<typeof DelegationState>;
 export const NO_DELEGATION: DelegationState = { depth: 0, chain: [] };
 
+/** Memory operations a stage may offer the model as tools (seed 001); retain and reflect write, recall only reads. */
+export const MemoryOperation = z.enum(['recall', 'retain', 'reflect']);
+export type MemoryOperation = z.infer<typeof MemoryOperation>;
+
 /** The complete decision for one stage: recorded in full on every StageEntered. */
 export const StagePolicy = z.object({
   userMode: UserMode,
@@ -25,6 +29,7 @@ export const StagePolicy = z.object({
     required: z.boolean(),
   }),
   toolLoop: z.boolean().describe('whether tool calls from the model are executed in this stage'),
+  memory: z.array(MemoryOperation).optional().describe('memory operations offered as tools in this stage; absent means none'),
 });
 export type StagePolicy = z.infer<typeof StagePolicy>;
 
