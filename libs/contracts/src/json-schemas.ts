@@ -25,3 +25,5 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   put('errors/ErrorReply.schema.json', ErrorReply);
   return files;
 }
+
+export const renderSchemaFile = (schema: unknown): string => `${JSON.stringify(schema, null, 2)}\n`;

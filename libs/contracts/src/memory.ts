@@ -51,3 +51,7 @@ export const HistoryGetReply = z.object({
   summary: z.string().nullable(),
   messages: z.array(HistoryMessage),
 });
+export type ReasoningOutcomeGetRequest = z.infer<typeof ReasoningOutcomeGetRequest>;
+export type ReasoningOutcomeGetReply = z.infer<typeof ReasoningOutcomeGetReply>;
+export type HistoryGetRequest = z.infer<typeof HistoryGetRequest>;
+export type HistoryGetReply = z.infer<typeof HistoryGetReply>;

@@ -28,8 +28,9 @@ export type RequestHandlers = { [S in RequestSubject]?: RequestHandler<S> };
 
 export interface ServeOptions {
   prefix: string;
-  queue: string;
   newId: () => string;
+  /** Defaults to the subject's owner, so every replica of a service shares one queue group. */
+  queue?: string;
 }
 
 /** A failed request, as the caller sees it: the remote code, message and issues, unchanged. */
@@ -76,7 +77,7 @@ export async function handleRequest<S extends RequestSubject>(
 export function serveRequests(bus: MessageBus, handlers: RequestHandlers, options: ServeOptions): BusSubscription {
   const subscriptions = (Object.keys(handlers) as RequestSubject[]).map((subject) => {
     const handler = handlers[subject] as RequestHandler<typeof subject>;
-    return bus.respond(withPrefix(options.prefix, subject), options.queue, async (message) => {
+    return bus.respond(withPrefix(options.prefix, subject), options.queue ?? requestContracts[subject].owner, async (message) => {
       const correlationId = message.headers[HEADER.correlationId] || options.newId();
       const causationId = message.headers[HEADER.causationId];
       const envelope = await handleRequest(subject, handler, message.body, { subject, correlationId, causationId });

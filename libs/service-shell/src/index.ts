@@ -1,1 +1,12 @@
-export {};
+export * from './tokens';
+export * from './config';
+export * from './ports';
+export * from './handles';
+export * from './health';
+export * from './shell.module';
+export * from './transport-strategy';
+export * from './start-services';
+export * from './probe-server';
+export * from './compose-ports';
+export * from './run-service-process';
+export * from './embedded';

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Command, Option } from 'commander';
+import { ServiceName, toErrorReply } from '@stagecraft/contracts';
+import { connectNatsBus, createRequester } from '@stagecraft/messaging';
+import { startHost } from '@stagecraft/service-shell';
+import { checkHealth, formatHealth } from './commands/health';
+import { cliConfig, parseServices, parseTransport } from './options';
+import { ALL_SERVICES } from './services';
+
+const program = new Command('stagecraft').description('Stagecraft: staged, event-sourced agentic coding conversations').showHelpAfterError();
+
+const natsOption = () => new Option('--nats-url <url>', 'NATS server(s) of a distributed system (or NATS_URL)');
+const storeOption = () => new Option('--store <url>', 'event store: sqlite:PATH | memory: | kurrentdb://… (or STAGECRAFT_STORE)');
+
+program
+  .command('serve')
+  .description('run services in this process (all six, in-process transport, sqlite store by default)')
+  .option('--services <list>', 'comma-separated subset of services', parseServices)
+  .addOption(new Option('--transport <kind>', 'inproc | nats').argParser(parseTransport).default('inproc'))
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (flags: { services?: ServiceName[]; transport: 'inproc' | 'nats'; natsUrl?: string; store?: string }) => {
+    const config = cliConfig(flags);
+    const host = await startHost({
+      definitions: ALL_SERVICES,
+      only: flags.services,
+      transport: flags.transport,
+      natsUrl: config.natsUrl,
+      store: config.store,
+      config,
+    });
+    const names = host.running.services.map((s) => s.name).join(', ');
+    process.stdout.write(`stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${config.natsUrl})` : ''}, store ${config.store}\n`);
+    const stop = async () => {
+      await host.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop());
+    process.once('SIGTERM', () => void stop());
+  });
+
+program
+  .command('health')
+  .description('ask all six services for their health; exits non-zero when one is down')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .option('--timeout <ms>', 'per-service timeout', (v) => Number.parseInt(v, 10), 2000)
+  .option('--json', 'print the rows as JSON')
+  .action(async (flags: { natsUrl?: string; store?: string; timeout: number; json?: boolean }) => {
+    const config = cliConfig(flags);
+    // Without a NATS URL the command answers for the embedded system: all six services in this process.
+    const host = config.natsUrl ? null : await startHost({ definitions: ALL_SERVICES, transport: 'inproc', store: config.store, config });
+    const bus = host ? host.ports.bus : await connectNatsBus(config.natsUrl as string, 'stagecraft-cli');
+    const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: flags.timeout });
+    const rows = await checkHealth(requester, flags.timeout);
+    process.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatHealth(rows)}\n`);
+    await (host ? host.close() : bus.close());
+    process.exitCode = rows.every((r) => r.up) ? 0 : 1;
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  const reply = toErrorReply(error);
+  process.stderr.write(`stagecraft: ${reply.message}\n`);
+  for (const issue of reply.issues) process.stderr.write(`  - ${issue.path.join('.') || '(root)'}: ${issue.message}\n`);
+  process.exit(2);
+});

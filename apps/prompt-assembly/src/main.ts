@@ -1,0 +1,8 @@
+import 'reflect-metadata';
+import { runServiceProcess } from '@stagecraft/service-shell';
+import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
+
+void runServiceProcess(promptAssemblyService).catch((error: Error) => {
+  process.stderr.write(`prompt-assembly: ${error.stack ?? error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+import { ServiceName } from '@stagecraft/contracts';
+import { EventStore, openEventStore } from '@stagecraft/event-store';
+import { MessageBus, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
+import { ShellConfig } from './config';
+import { composePorts } from './compose-ports';
+import { ServiceDefinition, ShellPorts } from './ports';
+import { RunningServices, startServices } from './start-services';
+
+export interface HostOptions {
+  definitions: ServiceDefinition[];
+  only?: ServiceName[];
+  transport: 'inproc' | 'nats';
+  natsUrl?: string;
+  store: string;
+  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>;
+}
+
+export interface Host {
+  ports: ShellPorts;
+  running: RunningServices;
+  close(): Promise<void>;
+}
+
+/** Several services in this process: all six on the in-process bus by default (the embedded deployment). */
+export async function startHost(options: HostOptions): Promise<Host> {
+  const definitions = options.only ? options.definitions.filter((d) => options.only?.includes(d.name)) : options.definitions;
+  let bus: MessageBus;
+  if (options.transport === 'nats') {
+    if (!options.natsUrl) throw new Error('--transport nats needs --nats-url or NATS_URL');
+    bus = await connectNatsBus(options.natsUrl, 'stagecraft-host');
+  } else {
+    bus = createInprocBus();
+  }
+  const store: EventStore | null = definitions.some((d) => d.usesStore) ? await openEventStore(options.store) : null;
+  const ports = composePorts(bus, store, options.config);
+  const running = await startServices(definitions, ports);
+  return {
+    ports,
+    running,
+    async close() {
+      await running.close();
+      await bus.close();
+      await store?.close();
+    },
+  };
+}

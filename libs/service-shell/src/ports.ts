@@ -1,0 +1,25 @@
+import { ServiceName } from '@stagecraft/contracts';
+import { EventStore } from '@stagecraft/event-store';
+import { MessageBus, Requester } from '@stagecraft/messaging';
+import { Logger } from 'pino';
+import { Clock, NewId } from './tokens';
+
+/** Everything a service module may be given by its composition root. */
+export interface ShellPorts {
+  bus: MessageBus;
+  requester: Requester;
+  store: EventStore | null;
+  prefix: string;
+  clock: Clock;
+  newId: NewId;
+  logger: Logger;
+  startedAt: Date;
+}
+
+/** What each service lib exports so that one process can host it alone or next to the others. */
+export interface ServiceDefinition {
+  name: ServiceName;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  module: new (...args: any[]) => unknown;
+  usesStore: boolean;
+}

@@ -1,0 +1,47 @@
+import { EventStore, openEventStore } from '@stagecraft/event-store';
+import { connectNatsBus } from '@stagecraft/messaging';
+import { loadShellConfig } from './config';
+import { composePorts } from './compose-ports';
+import { ServiceDefinition } from './ports';
+import { startProbeServer } from './probe-server';
+import { startServices } from './start-services';
+
+/**
+ * The whole life of one service in the distributed deployment: read the environment (a bad
+ * variable stops the process with a message naming it), connect, serve, stop on SIGTERM.
+ */
+export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined> = process.env): Promise<void> {
+  let config;
+  try {
+    config = loadShellConfig(env);
+    if (!config.natsUrl) throw new Error('invalid configuration: NATS_URL: required for a service process');
+  } catch (error) {
+    process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const bus = await connectNatsBus(config.natsUrl, `stagecraft-${definition.name}`);
+  const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
+  const ports = composePorts(bus, store, config);
+  const running = await startServices([definition], ports);
+  const probes = config.healthPort > 0
+    ? await startProbeServer(config.healthPort, async () => {
+        await bus.flush();
+        await store?.readStream('$readiness', { maxCount: 1 });
+      })
+    : null;
+  ports.logger.info({ service: definition.name, nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort }, 'service ready');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ports.logger.info({ service: definition.name, signal }, 'service stopping');
+    probes?.close();
+    await running.close();
+    await bus.close();
+    await store?.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

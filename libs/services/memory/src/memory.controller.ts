@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import {
+  EventOf,
+  HistoryGetReply,
+  HistoryGetRequest,
+  ReasoningOutcomeGetReply,
+  ReasoningOutcomeGetRequest,
+  Memory,
+  MemoryRecallReply,
+  MemoryRecallRequest,
+  MemoryRetainReply,
+  MemoryRetainRequest,
+  StagecraftEvent,
+  streams,
+} from '@stagecraft/contracts';
+import type { EventStore } from '@stagecraft/event-store';
+import { recallMemories } from '@stagecraft/memory';
+import type { RequestContext } from '@stagecraft/messaging';
+import { CLOCK, EVENT_STORE, Handles, NEW_ID } from '@stagecraft/service-shell';
+import type { Clock, NewId } from '@stagecraft/service-shell';
+
+/** A caller-chosen memory id always maps to the same event id, so a retried retain appends once. */
+function eventIdFor(memoryId: string): string {
+  const hex = createHash('sha256').update(`memory:${memoryId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+@Controller()
+export class MemoryController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(NEW_ID) private readonly newId: NewId,
+  ) {}
+
+  @Handles('memory.retain')
+  async retain(@Payload() request: MemoryRetainRequest, @Ctx() context: RequestContext): Promise<MemoryRetainReply> {
+    const memoryId = request.memoryId ?? this.newId();
+    const known = (await this.memories(request.scope)).some((m) => m.memoryId === memoryId);
+    if (known) return { memoryId, retained: false };
+    const event: EventOf<'MemoryRetained'> = {
+      type: 'MemoryRetained',
+      data: { memoryId, scope: request.scope, tier: request.tier, content: request.content, tags: request.tags },
+      metadata: { correlationId: context.correlationId, causationId: context.causationId, occurredAt: this.clock().toISOString() },
+    };
+    await this.store.appendToStream(streams.memory(request.scope), [{ id: eventIdFor(memoryId), ...event }], { expectedRevision: 'any' });
+    return { memoryId, retained: true };
+  }
+
+  @Handles('memory.recall')
+  async recall(@Payload() request: MemoryRecallRequest): Promise<MemoryRecallReply> {
+    return { memories: recallMemories(await this.memories(request.scope), request.query, request) };
+  }
+
+  @Handles('memory.reasoning-outcome.get')
+  async reasoningOutcome(@Payload() { runId }: ReasoningOutcomeGetRequest): Promise<ReasoningOutcomeGetReply> {
+    const events = (await this.store.readStream(streams.run(runId), { direction: 'backwards' })) as unknown as StagecraftEvent[];
+    const latest = events.find((e): e is EventOf<'ReasoningRecorded'> => e.type === 'ReasoningRecorded');
+    return { outcome: latest?.data.outcome ?? null };
+  }
+
+  @Handles('memory.history.get')
+  async history(@Payload() { conversationId }: HistoryGetRequest): Promise<HistoryGetReply> {
+    const events = (await this.store.readStream(streams.conversation(conversationId))) as unknown as StagecraftEvent[];
+    const messages = events
+      .filter((e): e is EventOf<'MessageAppended'> => e.type === 'MessageAppended')
+      .map((e) => ({ role: e.data.role, content: e.data.content }));
+    return { conversationId, summary: null, messages };
+  }
+
+  private async memories(scope: string): Promise<Memory[]> {
+    const events = (await this.store.readStream(streams.memory(scope))) as unknown as StagecraftEvent[];
+    return events.filter((e): e is EventOf<'MemoryRetained'> => e.type === 'MemoryRetained').map((e) => e.data);
+  }
+}
