@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# One image for every Stagecraft process; compose and Kubernetes choose the app by its command.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# Only the package manifests, so the dependency layer is reused until a manifest changes.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN find . -type f ! -name package.json ! -name package-lock.json -delete \
+ && find . -type d -empty -delete
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY --from=manifests /src ./
+# `npm install`, not `npm ci`: the lockfile lists optional platform packages the registry does not serve.
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    STAGECRAFT_HEALTH_PORT=8080 \
+    STAGECRAFT_STORE=sqlite:/data/events.db
+WORKDIR /app
+# Code stays owned by root: the service user can read it but not change it.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/libs ./libs
+COPY --from=build /app/apps ./apps
+COPY --from=build /app/prompts ./prompts
+# /data holds the embedded SQLite log; /workspace is where a project is mounted for the tools.
+RUN mkdir -p /data /workspace && chown 1000:1000 /data /workspace
+# Numeric, so Kubernetes can verify runAsNonRoot (uid 1000 is the image's `node` user).
+USER 1000:1000
+EXPOSE 8080
+# Embedded mode by default; distributed deployments run `node apps/<name>/dist/main.js`.
+CMD ["node", "apps/cli/bin/stagecraft.cjs", "serve"]
