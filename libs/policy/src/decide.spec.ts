@@ -1,4 +1,4 @@
-import { MemoryOperation, PolicyDecideRequest, Stage, StagePolicy, ToolName, UserMode } from '@stagecraft/contracts';
+import { DelegationState, MemoryOperation, PolicyDecideRequest, Stage, StagePolicy, ToolName, UserMode } from '@stagecraft/contracts';
 import { decideStagePolicy } from './decide';
 
 const READ: ToolName[] = ['read_file', 'list_dir', 'search_code'];
@@ -61,11 +61,11 @@ const expected: Record<UserMode, Record<Stage, StageRow>> = {
   },
 };
 
-const delegations = {
+const delegations: Record<'none' | 'depth 1' | 'depth 3', DelegationState> = {
   none: { depth: 0, chain: [] },
   'depth 1': { depth: 1, chain: ['architecture-analyst'] },
   'depth 3': { depth: 3, chain: ['planner', 'architecture-analyst', 'test-writer'] },
-} as const;
+};
 
 const cases = UserMode.options.flatMap((userMode) =>
   [true, false].flatMap((reasoningEnabled) =>

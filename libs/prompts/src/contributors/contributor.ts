@@ -1,0 +1,22 @@
+import { Instruction, PromptVariables, StagePolicy } from '@stagecraft/contracts';
+
+export interface PromptContributionContext {
+  readonly agentType: string;
+  readonly policy: StagePolicy;
+  readonly variables: PromptVariables;
+  readonly instructions: readonly Instruction[];
+}
+
+/**
+ * A section added to the system prompt by a capability (seed 001), after the policy's prompts.
+ * `contribute` must be pure: the assembled prompt and its hash depend on it.
+ */
+export interface PromptContributor {
+  readonly name: string;
+  readonly agentTypes: readonly string[] | 'all';
+  /** Lower comes first; ties are broken by name. */
+  readonly priority: number;
+  appliesTo?(policy: StagePolicy): boolean;
+  /** `null` (or blank text) contributes nothing this time. */
+  contribute(context: PromptContributionContext): string | null;
+}

@@ -1,0 +1,8 @@
+import { delegationBriefContributor } from './delegation-brief';
+import { episodicMemoryContributor } from './episodic-memory';
+import { ContributorRegistry, createContributorRegistry } from './registry';
+
+/** The contributors every deployment registers; each applies only where the stage's policy calls for it. */
+export function defaultContributors(): ContributorRegistry {
+  return createContributorRegistry([delegationBriefContributor, episodicMemoryContributor]);
+}

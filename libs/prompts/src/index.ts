@@ -1,0 +1,18 @@
+export { assemblePrompt, CONTRIBUTOR_ID_PREFIX } from './assemble';
+export type { PromptContributionContext, PromptContributor } from './contributors/contributor';
+export { createContributorRegistry } from './contributors/registry';
+export type { ContributorRegistry } from './contributors/registry';
+export { delegationBriefContributor } from './contributors/delegation-brief';
+export { episodicMemoryContributor, episodicMemoryGuidance } from './contributors/episodic-memory';
+export { MEMORY_TOOL_NAMES } from './contributors/memory-tools';
+export { instructionXmlLine, serializeInstructionContent } from './instructions';
+export { findPromptViolations } from './prompt-guard';
+export type { PromptViolation } from './prompt-guard';
+export { createPromptRepository } from './repository';
+export type { Prompt, PromptRepository, PromptSource } from './repository';
+export { isPromptVariable, PROMPT_VARIABLES } from './variables';
+export type { PromptVariable } from './variables';
+export { loadPromptDirectory } from './load-prompts';
+export { defaultContributors } from './contributors/defaults';
+export { RECOVERY_PROMPTS } from './recovery-prompts';
+export type { RecoveryPromptId } from './recovery-prompts';
