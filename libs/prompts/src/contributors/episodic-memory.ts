@@ -19,7 +19,7 @@ Retaining alone is not enough: reflection builds the connections that turn separ
 - before moving on to the next phase of the task.
 Without reflection, memories stay isolated and are far less useful later.`,
   recall: `### RECALL: retrieve prior knowledge (${tool('recall')})
-Use RECALL at the start of a task, before exploring the code, to:
+Use RECALL at the start of a task or a review, before exploring the code, to:
 - find similar earlier work and how it turned out;
 - retrieve relevant patterns and project facts (paths, commands, conventions);
 - understand the history and decisions behind the code you are about to touch.
