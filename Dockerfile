@@ -25,12 +25,8 @@ ENV NODE_ENV=production \
     STAGECRAFT_HEALTH_PORT=8080 \
     STAGECRAFT_STORE=sqlite:/data/events.db
 WORKDIR /app
-# Code stays owned by root: the service user can read it but not change it.
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/libs ./libs
-COPY --from=build /app/apps ./apps
-COPY --from=build /app/prompts ./prompts
+# Everything .dockerignore lets in, built and pruned; owned by root, so the service user cannot change it.
+COPY --from=build /app ./
 # /data holds the embedded SQLite log; /workspace is where a project is mounted for the tools.
 RUN mkdir -p /data /workspace && chown 1000:1000 /data /workspace
 # Numeric, so Kubernetes can verify runAsNonRoot (uid 1000 is the image's `node` user).

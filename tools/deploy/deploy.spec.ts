@@ -273,15 +273,16 @@ describe('Dockerfile', () => {
     expect(runs(final)).not.toMatch(/npm (install|ci|run)/);
   });
 
-  it('copies every app and lib that the entry points load into the runtime image', () => {
-    const copied = final.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
-    for (const dir of ['node_modules', 'apps', 'libs', 'prompts']) {
-      expect(copied).toContainEqual(expect.stringMatching(new RegExp(`/app/${dir} `)));
-    }
+  it('takes the pruned build into the runtime image', () => {
+    const build = stages.find((s) => s.instructions.some((i) => i.keyword === 'RUN' && /npm prune/.test(i.args)));
+    const copies = final.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(build?.name).toBeDefined();
+    expect(copies).toContainEqual(expect.stringMatching(new RegExp(`^--from=${build?.name} /app \\S+$`)));
   });
 
-  it('keeps host builds and dependencies out of the build context', () => {
+  it('lets into the build context the sources and prompts, but no host builds or dependencies', () => {
     const ignore = readText('.dockerignore').split('\n');
-    expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist']));
+    expect(ignore).toEqual(expect.arrayContaining(['!apps/', '!libs/', '!prompts/', '**/node_modules', '**/dist']));
+    expect(ignore.indexOf('**/node_modules')).toBeGreaterThan(ignore.indexOf('!apps/'));
   });
 });
