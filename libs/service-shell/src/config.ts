@@ -26,7 +26,9 @@ export interface ShellConfig {
 
 /** Parses the environment; a bad variable is an error that names it. */
 export function loadShellConfig(env: Record<string, string | undefined>): ShellConfig {
-  const parsed = ShellEnv.safeParse(env);
+  // An empty variable means unset, as in most shells and container runtimes.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = ShellEnv.safeParse(present);
   if (!parsed.success) {
     const issues = issuesFromZod(parsed.error);
     const detail = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

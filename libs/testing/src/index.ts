@@ -1,1 +1,2 @@
 export * from './nats-server';
+export * from './processes';

@@ -1,0 +1,2 @@
+export const PROMPT_REPOSITORY = Symbol('PROMPT_REPOSITORY');
+export const CONTRIBUTORS = Symbol('CONTRIBUTORS');
