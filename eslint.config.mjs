@@ -1,34 +1,36 @@
 import nx from '@nx/eslint-plugin';
 import tsParser from '@typescript-eslint/parser';
+import tseslint from 'typescript-eslint';
 
 const domainBans = ['@nestjs/*', '@nats-io/*', '@kurrent/*', 'node:sqlite', 'node:child_process', 'node:net', 'node:http', 'openai', 'pino', 'testcontainers'];
+
+/** Which layers each layer may import (see docs/architecture.md). Tests may also use the testing lib. */
+function boundaries({ forTests }) {
+  const t = forTests ? ['type:testing'] : [];
+  return [
+    // Domain: plain functions and types; no framework, no transport, no database.
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', ...t], bannedExternalImports: forTests ? [] : domainBans },
+    // Infrastructure adapters (store, messaging, tools): I/O, but no Nest.
+    { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', ...t], bannedExternalImports: ['@nestjs/*'] },
+    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:testing'] },
+    // The Nest shell and the service modules: composition, never reaching into another service.
+    { sourceTag: 'type:shell', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell', ...t] },
+    { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell', ...t] },
+    // Apps are deployables: they compose services and never import each other.
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell', 'type:service', ...t] },
+  ];
+}
+
+const rule = (forTests) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: boundaries({ forTests }) }];
+const testFiles = ['**/*.spec.ts', '**/*.contract.ts', '**/contract/**/*.ts'];
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'reports/**', '.nx/**', '**/*.cjs', '**/*.mjs', '**/*.js'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tsParser, ecmaVersion: 2023, sourceType: 'module' },
-    plugins: { '@nx': nx },
-    rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            // Domain: plain functions and types; no framework, no transport, no database.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: domainBans },
-            // Infrastructure adapters (store, messaging): I/O, but no Nest.
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:domain', 'type:infra'], bannedExternalImports: ['@nestjs/*'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:testing'] },
-            // The Nest shell and the service modules: composition, no reaching into other services.
-            { sourceTag: 'type:shell', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell', 'type:testing'] },
-            // Apps are deployables: they compose services and never import each other.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:infra', 'type:shell', 'type:service', 'type:testing'] },
-          ],
-        },
-      ],
-    },
+    plugins: { '@nx': nx, '@typescript-eslint': tseslint.plugin },
+    rules: { '@nx/enforce-module-boundaries': rule(false) },
   },
+  { files: testFiles, rules: { '@nx/enforce-module-boundaries': rule(true) } },
 ];

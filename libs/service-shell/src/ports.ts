@@ -19,7 +19,6 @@ export interface ShellPorts {
 /** What each service lib exports so that one process can host it alone or next to the others. */
 export interface ServiceDefinition {
   name: ServiceName;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   module: new (...args: any[]) => unknown;
   usesStore: boolean;
 }
