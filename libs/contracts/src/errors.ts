@@ -5,6 +5,7 @@ export const ErrorCode = z.enum([
   'CONFLICT',
   'NOT_FOUND',
   'FORBIDDEN_TOOL',
+  'FORBIDDEN_PATH',
   'INVARIANT_VIOLATION',
   'UNAVAILABLE',
   'TIMEOUT',

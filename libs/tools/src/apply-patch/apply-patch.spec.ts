@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolContext } from '../context';
+import { executeTool } from '../registry';
+
+let root: string;
+let context: ToolContext;
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-patch-')));
+  context = { root, allowedCommands: [], progress: () => undefined };
+  mkdirSync(join(root, 'src'));
+  writeFileSync(join(root, 'src', 'a.ts'), 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n');
+  writeFileSync(join(root, 'src', 'b.ts'), 'import { a } from "./a";\nconsole.log(a);\n');
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const twoFiles = (secondContext: string) =>
+  [
+    '--- a/src/a.ts',
+    '+++ b/src/a.ts',
+    '@@ -1,2 +1,2 @@',
+    '-export const a = 1;',
+    '+export const a = 10;',
+    ' export const b = 2;',
+    '@@ -3 +3,2 @@',
+    ' export const c = 3;',
+    '+export const d = 4;',
+    '--- a/src/b.ts',
+    '+++ b/src/b.ts',
+    '@@ -1,2 +1,2 @@',
+    ` ${secondContext}`,
+    '-console.log(a);',
+    '+console.info(a);',
+    '--- /dev/null',
+    '+++ b/src/new/c.ts',
+    '@@ -0,0 +1 @@',
+    '+export const created = true;',
+    '',
+  ].join('\n');
+
+describe('apply_patch', () => {
+  it('applies several hunks across files and creates new ones', async () => {
+    const result = await executeTool('apply_patch', { patch: twoFiles('import { a } from "./a";') }, context);
+    expect(result).toEqual({ ok: true, truncated: false, output: 'applied:\n  edit src/a.ts (2 hunks)\n  edit src/b.ts (1 hunk)\n  create src/new/c.ts (1 hunk)' });
+    expect(read('src/a.ts')).toBe('export const a = 10;\nexport const b = 2;\nexport const c = 3;\nexport const d = 4;\n');
+    expect(read('src/b.ts')).toBe('import { a } from "./a";\nconsole.info(a);\n');
+    expect(read('src/new/c.ts')).toBe('export const created = true;\n');
+  });
+
+  it('writes nothing at all when one hunk of one file does not apply', async () => {
+    const result = await executeTool('apply_patch', { patch: twoFiles('import { a } from "./elsewhere";') }, context);
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('tool_error: PATCH_REJECTED');
+    expect(result.output).toContain("hunk 1 of 1 for 'src/b.ts'");
+    expect(result.output).toContain("retry: read_file 'src/b.ts'");
+    expect(read('src/a.ts')).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 3;\n');
+    expect(read('src/b.ts')).toBe('import { a } from "./a";\nconsole.log(a);\n');
+    expect(existsSync(join(root, 'src', 'new'))).toBe(false);
+  });
+
+  it('refuses to create a file that exists and to edit one that does not', async () => {
+    const create = await executeTool('apply_patch', { patch: '--- /dev/null\n+++ b/src/a.ts\n@@ -0,0 +1 @@\n+x\n' }, context);
+    expect(create.output).toContain('tool_error: ALREADY_EXISTS');
+    const edit = await executeTool('apply_patch', { patch: '--- a/src/zz.ts\n+++ b/src/zz.ts\n@@ -1 +1 @@\n-x\n+y\n' }, context);
+    expect(edit.output).toContain('tool_error: NOT_FOUND');
+    expect(edit.output).toContain("'--- /dev/null'");
+    expect(read('src/a.ts')).toContain('export const a = 1;');
+  });
+
+  it('deletes and renames files', async () => {
+    const patch = '--- a/src/b.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-import { a } from "./a";\n-console.log(a);\n--- a/src/a.ts\n+++ b/src/renamed.ts\n@@ -3 +3 @@\n-export const c = 3;\n+export const c = 30;\n';
+    const result = await executeTool('apply_patch', { patch }, context);
+    expect(result.output).toBe('applied:\n  delete src/b.ts (1 hunk)\n  edit src/renamed.ts (1 hunk)');
+    expect(existsSync(join(root, 'src', 'b.ts'))).toBe(false);
+    expect(existsSync(join(root, 'src', 'a.ts'))).toBe(false);
+    expect(read('src/renamed.ts')).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 30;\n');
+  });
+
+  it('applies two parts of one patch to the same file in sequence', async () => {
+    const patch = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 5;\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 5;\n+export const a = 6;\n';
+    expect((await executeTool('apply_patch', { patch }, context)).ok).toBe(true);
+    expect(read('src/a.ts').split('\n')[0]).toBe('export const a = 6;');
+  });
+
+  it('refuses file headers that leave the root, before writing anything', async () => {
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-patch-outside-')));
+    symlinkSync(outside, join(root, 'out'));
+    try {
+      for (const target of ['../evil.ts', 'out/evil.ts']) {
+        const patch = `--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+hacked\n--- /dev/null\n+++ b/${target}\n@@ -0,0 +1 @@\n+x\n`;
+        const result = await executeTool('apply_patch', { patch }, context);
+        expect(result.output).toContain('tool_error: FORBIDDEN_PATH');
+      }
+      expect(existsSync(join(outside, 'evil.ts'))).toBe(false);
+      expect(read('src/a.ts')).toContain('export const a = 1;');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('answers prose with the format it expects', async () => {
+    const result = await executeTool('apply_patch', { patch: 'change a to 10' }, context);
+    expect(result.output).toContain('tool_error: PATCH_INVALID');
+  });
+});

@@ -1,0 +1,25 @@
+/** Executables `run_command` may start when the host configures none. */
+export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = ['node', 'npm', 'npx', 'git', 'ls', 'cat', 'grep', 'tsc', 'jest', 'python3', 'make'];
+
+export const LIMITS = {
+  readFileBytes: 200 * 1024,
+  /** Larger files are refused whole; a line range or search_code reaches into them instead. */
+  readFileMaxSize: 32 * 1024 * 1024,
+  listDirEntries: 2000,
+  searchFileMaxSize: 2 * 1024 * 1024,
+  searchLineChars: 300,
+  commandOutputBytes: 64 * 1024,
+  commandTimeoutMs: 120_000,
+  commandDefaultTimeoutMs: 30_000,
+  /** After SIGTERM, how long a process group gets before SIGKILL. */
+  commandKillGraceMs: 2_000,
+} as const;
+
+/** Everything a tool may touch: one project root, a progress channel and the command allow-list. */
+export interface ToolContext {
+  /** Absolute real path of the project root; every path argument is resolved inside it. */
+  root: string;
+  allowedCommands: readonly string[];
+  /** One short human-readable line per step; the service numbers and publishes them. */
+  progress(message: string): void;
+}

@@ -1,0 +1,17 @@
+export { DEFAULT_ALLOWED_COMMANDS, LIMITS } from './context';
+export type { ToolContext } from './context';
+export { failed, succeeded, ToolFailureError } from './outcome';
+export type { FailureKind, ToolFailure, ToolOutcome } from './outcome';
+export { TOOLS, executeTool, toolSignature, toolSpecs } from './registry';
+export type { ToolSpec } from './registry';
+export { resolveInsideRoot, displayPath, isInside } from './sandbox/resolve-inside-root';
+export { checkProjectRoot } from './sandbox/project-root';
+export { ReadFileArgs } from './read-file';
+export { ListDirArgs } from './list-dir';
+export { SearchCodeArgs } from './search-code';
+export { WriteFileArgs } from './write-file';
+export { ApplyPatchArgs } from './apply-patch/apply-patch';
+export { parsePatch } from './apply-patch/parse-patch';
+export type { FilePatch, Hunk, HunkLine } from './apply-patch/parse-patch';
+export { applyHunks } from './apply-patch/apply-hunks';
+export { RunCommandArgs } from './run-command/run-command';

@@ -1,0 +1,99 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_ALLOWED_COMMANDS, LIMITS, ToolContext } from '../context';
+import { executeTool } from '../registry';
+
+let root: string;
+let progress: string[];
+let context: ToolContext;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-run-')));
+  progress = [];
+  context = { root, allowedCommands: [...DEFAULT_ALLOWED_COMMANDS, 'stagecraft-no-such-binary'], progress: (m) => progress.push(m) };
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const node = (script: string, extra: Record<string, unknown> = {}) => executeTool('run_command', { command: 'node', args: ['-e', script], ...extra }, context);
+
+/** A killed process that nobody has reaped yet is a zombie: dead, though signal 0 still finds it. */
+const alive = (pid: number) => {
+  try {
+    if (existsSync('/proc/self/stat')) return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('run_command', () => {
+  it('runs in the project root and reports the exit code with stdout and stderr', async () => {
+    const result = await node('console.log(process.cwd()); console.error("warned")');
+    expect(result).toEqual({ ok: true, truncated: false, output: `$ node -e "console.log(process.cwd()); console.error(\\"warned\\")"\nexit code: 0\n${root}\nwarned\n` });
+    expect(progress[0]).toMatch(/^started node \(pid \d+\)$/);
+    expect(progress[1]).toBe('exit code: 0');
+  });
+
+  it('passes arguments without a shell', async () => {
+    const result = await node('console.log(process.argv.slice(1).join("|"))', { args: ['-e', 'console.log(process.argv.slice(1).join("|"))', '$(touch pwned)', '; echo hi', '*'] });
+    expect(result.output).toContain('$(touch pwned)|; echo hi|*');
+    expect(() => readFileSync(join(root, 'pwned'))).toThrow();
+  });
+
+  it('fails with the exit code, the output and what to do next on a non-zero exit', async () => {
+    const result = await node('console.log("before"); process.exit(3)');
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^tool_error: COMMAND_FAILED\nproblem: 'node' exited with code 3\nretry: read the output/);
+    expect(result.output).toContain('exit code: 3\nbefore\n');
+  });
+
+  it('refuses executables outside the allow-list, paths and shells', async () => {
+    for (const command of ['sh', 'bash', '/bin/ls', './node', 'rm']) {
+      const result = await executeTool('run_command', { command, args: ['-c', 'touch pwned'] }, context);
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain('tool_error: COMMAND_NOT_ALLOWED');
+      expect(result.output).toContain('use one of: node, npm, npx, git');
+    }
+    const custom = await executeTool('run_command', { command: 'node', args: ['-v'] }, { ...context, allowedCommands: ['git'] });
+    expect(custom.output).toContain('tool_error: COMMAND_NOT_ALLOWED');
+    expect(progress).toEqual([]);
+  });
+
+  it('says when an allowed command is not installed', async () => {
+    const result = await executeTool('run_command', { command: 'stagecraft-no-such-binary' }, context);
+    expect(result.output).toContain('tool_error: COMMAND_NOT_FOUND');
+  });
+
+  it('stops the whole process group at the timeout', async () => {
+    const pidFile = join(root, 'child.pid');
+    const script = `const c = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+      require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
+    const started = Date.now();
+    const result = await node(script, { timeoutMs: 500 });
+    expect(Date.now() - started).toBeLessThan(LIMITS.commandKillGraceMs + 2000);
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain('tool_error: COMMAND_TIMEOUT');
+    expect(result.output).toContain('killed after 500 ms (timeout)');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(grandchild)).toBe(false);
+
+  });
+
+  it('caps a flood of output, keeping its start and end', async () => {
+    const result = await node('for (let i = 0; i < 20000; i++) console.log("line " + i)');
+    expect(result).toMatchObject({ ok: true, truncated: true });
+    expect(result.output).toContain('line 0\n');
+    expect(result.output).toContain('line 19999\n');
+    expect(result.output).toMatch(/\[… \d+ bytes of output omitted …\]/);
+    expect(Buffer.byteLength(result.output)).toBeLessThan(LIMITS.commandOutputBytes + 200);
+  });
+
+  it('refuses a timeout over the maximum', async () => {
+    const result = await node('1', { timeoutMs: LIMITS.commandTimeoutMs + 1 });
+    expect(result.output).toContain('tool_error: INVALID_ARGUMENTS');
+    expect(result.output).toContain('timeoutMs');
+  });
+});

@@ -1,0 +1,62 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
+import { StagecraftError } from '@stagecraft/contracts';
+
+const forbidden = (requested: string, reason: string) =>
+  new StagecraftError('FORBIDDEN_PATH', `path '${requested.replace(/\0/g, '\\0')}' is not allowed: ${reason}`, [{ path: ['path'], message: reason }]);
+
+/** True when `candidate` is `root` itself or lies below it; both must already be absolute and normalised. */
+export function isInside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/**
+ * The real location of the deepest part of `target` that exists, with the missing tail re-attached.
+ * Checking that real location (not the spelled one) is what catches a symlinked file or parent
+ * directory that points out of the root. A dangling symlink is refused: whatever gets created
+ * through it would land wherever it points.
+ */
+async function realLocation(target: string, requested: string): Promise<string> {
+  const missing: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      return join(await realpath(current), ...missing);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+    }
+    const link = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
+    if (link) throw forbidden(requested, `'${current}' is a symlink to '${await readlink(current)}', which does not exist`);
+    const parent = dirname(current);
+    if (parent === current) return join(current, ...missing);
+    missing.unshift(basename(current));
+    current = parent;
+  }
+}
+
+/**
+ * Resolves a tool's path argument against the project root, or refuses it with FORBIDDEN_PATH.
+ * Only relative paths are accepted; `..`, absolute paths, NUL bytes and symlinks leading out of the
+ * root are refused. The answer is the real path, so callers act on what was checked. (A file swapped
+ * for a symlink between this check and its use is outside what a path check can prevent.)
+ */
+export async function resolveInsideRoot(root: string, requestedPath: string): Promise<string> {
+  if (requestedPath.includes('\0')) throw forbidden(requestedPath, 'it contains a NUL byte');
+  if (isAbsolute(requestedPath) || win32.isAbsolute(requestedPath)) {
+    throw forbidden(requestedPath, 'absolute paths are refused; give a path relative to the project root');
+  }
+  const realRoot = await realpath(root);
+  const spelled = resolve(realRoot, requestedPath === '' ? '.' : requestedPath);
+  if (!isInside(realRoot, spelled)) throw forbidden(requestedPath, 'it leaves the project root');
+  const real = await realLocation(spelled, requestedPath);
+  if (!isInside(realRoot, real)) throw forbidden(requestedPath, 'it resolves through a symlink to a place outside the project root');
+  return real;
+}
+
+/** How a path is shown back to the model: relative to the root, with `/` separators. */
+export function displayPath(realRoot: string, absolute: string): string {
+  return relative(realRoot, absolute).split(sep).join('/') || '.';
+}

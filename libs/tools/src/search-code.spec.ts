@@ -1,0 +1,69 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolContext } from './context';
+import { executeTool } from './registry';
+
+let root: string;
+let outside: string;
+let context: ToolContext;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-search-')));
+  outside = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-search-outside-')));
+  context = { root, allowedCommands: [], progress: () => undefined };
+  mkdirSync(join(root, 'src', 'util'), { recursive: true });
+  mkdirSync(join(root, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(root, 'src', 'a.ts'), 'export function alpha() {}\nconst beta = alpha();\n');
+  writeFileSync(join(root, 'src', 'util', 'b.ts'), 'import { alpha } from "../a";\n');
+  writeFileSync(join(root, 'node_modules', 'dep', 'index.js'), 'alpha();\n');
+  writeFileSync(join(root, 'src', 'blob.bin'), Buffer.concat([Buffer.from('alpha'), Buffer.from([0, 1, 2])]));
+  writeFileSync(join(outside, 'leak.ts'), 'alpha leaked\n');
+  symlinkSync(outside, join(root, 'linked'));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+describe('search_code', () => {
+  it('finds literal text as path:line: text, in sorted order, skipping binaries, dependencies and symlinks', async () => {
+    const result = await executeTool('search_code', { query: 'alpha' }, context);
+    expect(result).toEqual({
+      ok: true,
+      truncated: false,
+      output: 'src/a.ts:1: export function alpha() {}\nsrc/a.ts:2: const beta = alpha();\nsrc/util/b.ts:1: import { alpha } from "../a";',
+    });
+  });
+
+  it('treats the query as text unless regex is set', async () => {
+    expect((await executeTool('search_code', { query: 'alpha();' }, context)).output).toBe('src/a.ts:2: const beta = alpha();');
+    expect((await executeTool('search_code', { query: '^export\\s+function', regex: true }, context)).output).toBe('src/a.ts:1: export function alpha() {}');
+  });
+
+  it('searches a single file or a subdirectory', async () => {
+    expect((await executeTool('search_code', { query: 'alpha', path: 'src/util' }, context)).output).toBe('src/util/b.ts:1: import { alpha } from "../a";');
+    expect((await executeTool('search_code', { query: 'beta', path: 'src/a.ts' }, context)).output).toBe('src/a.ts:2: const beta = alpha();');
+  });
+
+  it('stops at maxResults and says more exist', async () => {
+    const result = await executeTool('search_code', { query: 'alpha', maxResults: 2 }, context);
+    expect(result.truncated).toBe(true);
+    expect(result.output.split('\n').slice(0, 2)).toEqual(['src/a.ts:1: export function alpha() {}', 'src/a.ts:2: const beta = alpha();']);
+    expect(result.output).toContain('[truncated at maxResults=2');
+  });
+
+  it('reports no matches as a successful empty search', async () => {
+    await expect(executeTool('search_code', { query: 'gamma' }, context)).resolves.toEqual({ ok: true, truncated: false, output: 'no matches for "gamma" in \'.\' (2 files searched)' });
+  });
+
+  it('fails with guidance for a bad regex, a missing path and an escape', async () => {
+    const bad = await executeTool('search_code', { query: '(unclosed', regex: true }, context);
+    expect(bad.ok).toBe(false);
+    expect(bad.output).toContain('tool_error: INVALID_PATTERN');
+    expect(bad.output).toContain('regex=false');
+    expect((await executeTool('search_code', { query: 'x', path: 'missing' }, context)).output).toContain('tool_error: NOT_FOUND');
+    expect((await executeTool('search_code', { query: 'alpha', path: 'linked' }, context)).output).toContain('tool_error: FORBIDDEN_PATH');
+    expect((await executeTool('search_code', { query: '' }, context)).output).toContain('tool_error: INVALID_ARGUMENTS');
+  });
+});

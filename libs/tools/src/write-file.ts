@@ -1,0 +1,25 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { ToolContext } from './context';
+import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
+import { writeFileAtomic } from './atomic-write';
+import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
+import { byteLength } from './text';
+
+export const WriteFileArgs = z.strictObject({
+  path: z.string().min(1).describe('file path relative to the project root; missing parent directories are created'),
+  content: z.string().describe('the complete new content of the file'),
+});
+export type WriteFileArgs = z.infer<typeof WriteFileArgs>;
+
+export async function writeFileTool(args: WriteFileArgs, context: ToolContext): Promise<ToolOutcome> {
+  const absolute = await resolveInsideRoot(context.root, args.path);
+  const shown = displayPath(context.root, absolute);
+  const existing = await stat(absolute).catch(() => null);
+  if (existing && !existing.isFile()) {
+    throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' exists and is not a regular file`, retry: 'choose a file path; write_file never replaces a directory' });
+  }
+  await writeFileAtomic(absolute, args.content);
+  context.progress(`wrote ${shown}`);
+  return succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${existing ? 'replaced' : 'created'})`);
+}
