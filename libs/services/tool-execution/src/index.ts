@@ -1,7 +1,26 @@
 import { Module } from '@nestjs/common';
 import { ServiceDefinition } from '@stagecraft/service-shell';
+import { TOOL_EXECUTION_OPTIONS, ToolExecutionOptions } from './options';
+import { ToolExecutionController } from './tool-execution.controller';
 
-@Module({})
-export class ToolExecutionModule {}
+export { TOOL_EXECUTION_OPTIONS, toolExecutionOptionsFromEnv } from './options';
+export type { ToolExecutionOptions } from './options';
+export { executeToolCall } from './execute-tool-call';
+export type { ToolCallPorts } from './execute-tool-call';
+export { foldToolCall } from './tool-call-record';
+export type { ToolCallRecord } from './tool-call-record';
 
+/** A Nest module for the service, configured with where it may work and what it may run. */
+export function toolExecutionModule(options: ToolExecutionOptions = {}): new () => unknown {
+  @Module({ controllers: [ToolExecutionController], providers: [{ provide: TOOL_EXECUTION_OPTIONS, useValue: options }] })
+  class ToolExecutionModule {}
+  return ToolExecutionModule;
+}
+
+export function toolExecutionServiceWith(options: ToolExecutionOptions): ServiceDefinition {
+  return { name: 'tool-execution', module: toolExecutionModule(options), usesStore: true };
+}
+
+/** Any existing absolute directory may be a project root; see toolExecutionOptionsFromEnv to confine it. */
+export const ToolExecutionModule = toolExecutionModule();
 export const toolExecutionService: ServiceDefinition = { name: 'tool-execution', module: ToolExecutionModule, usesStore: true };

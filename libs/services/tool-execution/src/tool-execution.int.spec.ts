@@ -1,0 +1,154 @@
+import 'reflect-metadata';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolName, ToolProgress, streams } from '@stagecraft/contracts';
+import type { EventStore } from '@stagecraft/event-store';
+import { subscribeToolProgress } from '@stagecraft/messaging';
+import { Host, startHost } from '@stagecraft/service-shell';
+import { toolExecutionService, toolExecutionServiceWith } from './index';
+
+const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
+
+let dir: string;
+let project: string;
+let host: Host;
+let store: EventStore;
+
+const start = (definition = toolExecutionService, file = 'events.db') => startHost({ definitions: [definition], transport: 'inproc', store: `sqlite:${join(dir, file)}`, config });
+
+beforeEach(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-tool-execution-')));
+  project = join(dir, 'project');
+  mkdirSync(project);
+  host = await start();
+  store = host.ports.store as EventStore;
+});
+afterEach(async () => {
+  await host.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let calls = 0;
+const call = (tool: ToolName, args: Record<string, unknown>, overrides: Record<string, unknown> = {}) => ({
+  callId: `call-${++calls}`,
+  runId: 'run-1',
+  tool,
+  arguments: args,
+  stage: 'act' as const,
+  userMode: 'agent' as const,
+  reasoningEnabled: true,
+  projectRoot: project,
+  ...overrides,
+});
+const execute = (request: ReturnType<typeof call>, on: Host = host) => on.ports.requester.request('tool.execute', request);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => ({ code: 'NONE', message: '' }),
+    (e: { code: string; message: string }) => e,
+  );
+const eventsOf = async (callId: string) => (await store.readStream(streams.toolCall(callId))).map((e) => ({ type: e.type, data: e.data }));
+const appendCounter = (callId: string) =>
+  call('run_command', { command: 'node', args: ['-e', 'require("fs").appendFileSync("count.txt", "x"); console.log("counted")'] }, { callId });
+
+describe('tool.execute', () => {
+  it('refuses a write in the QA stage, records the refusal and writes nothing', async () => {
+    const request = call('write_file', { path: 'report.md', content: 'rewritten answer' }, { stage: 'qa_review' });
+    const error = await failure(execute(request));
+    expect(error.code).toBe('FORBIDDEN_TOOL');
+    expect(error.message).toContain('write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)');
+    expect(existsSync(join(project, 'report.md'))).toBe(false);
+    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolCallRejected', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message } }]);
+    const again = await failure(execute(request));
+    expect(again.code).toBe('FORBIDDEN_TOOL');
+    expect(await eventsOf(request.callId)).toHaveLength(1);
+  });
+
+  it('refuses every tool in delivery_check, and every tool in chat mode', async () => {
+    for (const tool of ToolName.options) {
+      expect((await failure(execute(call(tool, { path: 'x' }, { stage: 'delivery_check' })))).code).toBe('FORBIDDEN_TOOL');
+      expect((await failure(execute(call(tool, { path: 'x' }, { userMode: 'chat' })))).code).toBe('FORBIDDEN_TOOL');
+    }
+    const rejected = (await store.readAll()).filter((e) => e.type === 'ToolCallRejected');
+    expect(rejected).toHaveLength(ToolName.options.length * 2);
+    expect((await store.readAll()).some((e) => e.type === 'ToolCallRequested')).toBe(false);
+  });
+
+  it('runs a call once: a retry with the same call id gets the recorded result back', async () => {
+    const request = appendCounter('retried-call');
+    const first = await execute(request);
+    const second = await execute(request);
+    expect(first).toMatchObject({ callId: 'retried-call', tool: 'run_command', ok: true, truncated: false, replayed: false });
+    expect(first.output).toContain('exit code: 0\ncounted');
+    expect(second).toEqual({ ...first, replayed: true });
+    expect(readFileSync(join(project, 'count.txt'), 'utf8')).toBe('x');
+    expect((await eventsOf('retried-call')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+  });
+
+  it('runs concurrent duplicates once and gives both the same result', async () => {
+    const request = appendCounter('raced-call');
+    const results = await Promise.all([execute(request), execute(request), execute(request)]);
+    expect(readFileSync(join(project, 'count.txt'), 'utf8')).toBe('x');
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.output)).size).toBe(1);
+    expect((await eventsOf('raced-call')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+  });
+
+  it('refuses a call id reused for a different call', async () => {
+    await execute(call('write_file', { path: 'a.txt', content: 'one' }, { callId: 'reused' }));
+    const error = await failure(execute(call('write_file', { path: 'a.txt', content: 'two' }, { callId: 'reused' })));
+    expect(error.code).toBe('CONFLICT');
+    expect(readFileSync(join(project, 'a.txt'), 'utf8')).toBe('one');
+  });
+
+  it('publishes numbered progress from started to finished', async () => {
+    const request = call('write_file', { path: 'src/new.ts', content: 'export {};\n' });
+    const progress: ToolProgress[] = [];
+    const subscription = subscribeToolProgress(host.ports.bus, config.prefix, request.callId, (p) => progress.push(p));
+    const result = await execute(request);
+    await host.ports.bus.flush();
+    subscription.unsubscribe();
+    expect(result.ok).toBe(true);
+    expect(progress.map((p) => p.sequence)).toEqual([0, 1, 2]);
+    expect(progress.map((p) => p.message)).toEqual(['started write_file', 'wrote src/new.ts', expect.stringMatching(/^finished ok in \d+ ms$/)]);
+    expect(progress.every((p) => p.callId === request.callId)).toBe(true);
+  });
+
+  it('records tool failures as completed calls with guidance, not as errors', async () => {
+    const escape = await execute(call('read_file', { path: '../outside.txt' }));
+    expect(escape).toMatchObject({ ok: false, replayed: false });
+    expect(escape.output).toContain('tool_error: FORBIDDEN_PATH');
+    const badArgs = await execute(call('read_file', { file: 'x' }));
+    expect(badArgs.output).toContain('tool_error: INVALID_ARGUMENTS');
+    expect((await eventsOf(badArgs.callId)).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+  });
+
+  it('answers a malformed request with VALIDATION and appends nothing', async () => {
+    const requests = [
+      { ...call('read_file', { path: 'a' }), tool: 'delete_everything' },
+      { ...call('read_file', { path: 'a' }), callId: 'not a valid id/' },
+      { ...call('read_file', { path: 'a' }), stage: undefined },
+      call('read_file', { path: 'a' }, { projectRoot: 'relative/root' }),
+      call('read_file', { path: 'a' }, { projectRoot: join(dir, 'missing') }),
+    ];
+    for (const request of requests) expect((await failure(execute(request as ReturnType<typeof call>))).code).toBe('VALIDATION');
+    expect(await store.readAll()).toEqual([]);
+  });
+
+  it('keeps project roots inside the configured ones', async () => {
+    const confined = await start(toolExecutionServiceWith({ allowedRoots: [join(dir, 'allowed')] }), 'confined.db');
+    try {
+      mkdirSync(join(dir, 'allowed', 'repo'), { recursive: true });
+      const inside = await execute(call('write_file', { path: 'a.txt', content: 'ok' }, { projectRoot: join(dir, 'allowed', 'repo') }), confined);
+      expect(inside.ok).toBe(true);
+      const request = call('write_file', { path: 'a.txt', content: 'no' });
+      const error = await failure(execute(request, confined));
+      expect(error.code).toBe('FORBIDDEN_PATH');
+      expect(existsSync(join(project, 'a.txt'))).toBe(false);
+      const events = await (confined.ports.store as EventStore).readStream(streams.toolCall(request.callId));
+      expect(events.map((e) => [e.type, (e.data as { code: string }).code])).toEqual([['ToolCallRejected', 'FORBIDDEN_PATH']]);
+    } finally {
+      await confined.close();
+    }
+  });
+});
