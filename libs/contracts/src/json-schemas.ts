@@ -3,6 +3,10 @@ import { EVENT_TYPES, StagecraftEvent, eventDataSchemas } from './events';
 import { EventMetadata } from './metadata';
 import { ErrorReply, ReplyEnvelope } from './errors';
 import { REQUEST_SUBJECTS, publishContracts, requestContracts } from './subjects';
+import { ContextIdString } from './context';
+import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport } from './templates';
+import { PreviousAttempt, UpstreamContext } from './upstream';
+import { WorkflowDefinition } from './workflows';
 
 /**
  * Every committed JSON Schema, keyed by its file path under `contracts/`.
@@ -23,6 +27,14 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   }
   for (const [name, { message }] of Object.entries(publishContracts)) put(`subjects/${name}.message.schema.json`, message);
   put('errors/ErrorReply.schema.json', ErrorReply);
+  // Documents written by models and people: their input side, where defaulted fields may be left out.
+  put('templates/DelegationTemplate.schema.json', DelegationTemplate, 'input');
+  put('templates/ConsolidationTemplate.schema.json', ConsolidationTemplate, 'input');
+  put('templates/DiscoveryReport.schema.json', DiscoveryReport, 'input');
+  put('context/ContextId.schema.json', ContextIdString);
+  put('context/UpstreamContext.schema.json', UpstreamContext, 'input');
+  put('context/PreviousAttempt.schema.json', PreviousAttempt, 'input');
+  put('workflows/WorkflowDefinition.schema.json', WorkflowDefinition, 'input');
   return files;
 }
 

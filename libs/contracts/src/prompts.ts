@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Instruction } from './instructions';
 import { StagePolicy } from './policy';
+import { PreviousAttempt, UpstreamContext } from './upstream';
+import { WorkflowStep } from './workflows';
 
 export const PromptVariables = z.object({
   project_root: z.string().optional(),
@@ -15,6 +17,8 @@ export const PromptAssembleRequest = z.object({
   variables: PromptVariables,
   instructions: z.array(Instruction).default([]),
   agentType: z.string().min(1).default('main'),
+  upstream: z.array(UpstreamContext).optional().describe('what the agents before this one produced (seed 001); absent or empty adds nothing'),
+  previousAttempt: PreviousAttempt.optional().describe('set on a rerun only: the attempt being repeated (seed 001)'),
 });
 export type PromptAssembleRequest = z.infer<typeof PromptAssembleRequest>;
 
@@ -27,13 +31,16 @@ export type PromptAssembleReply = z.infer<typeof PromptAssembleReply>;
 
 export const WorkflowNextRequest = z.object({
   workflowId: z.string().min(1),
-  completedSteps: z.number().int().min(0),
+  completedSteps: z.array(z.string().min(1)).default([]).describe('ids of the steps already done, in any order'),
 });
 export type WorkflowNextRequest = z.infer<typeof WorkflowNextRequest>;
 
+/** Seed 004's `workflow_next`: the first step not yet done, or `step: null` once every step is. */
 export const WorkflowNextReply = z.object({
-  step: z.number().int().min(0),
-  guidance: z.object({ prompt: z.string() }),
+  step: WorkflowStep.nullable().describe('the step as defined; only its title and prompt are for the user'),
+  guidance: z.object({
+    prompt: z.string().describe('for the model: "## Agent Role", then "## Step Guidance", then the step prompt'),
+  }),
   isComplete: z.boolean(),
 });
 export type WorkflowNextReply = z.infer<typeof WorkflowNextReply>;

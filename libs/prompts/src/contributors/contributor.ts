@@ -1,10 +1,13 @@
-import { Instruction, PromptVariables, StagePolicy } from '@stagecraft/contracts';
+import { Instruction, PreviousAttempt, PromptVariables, StagePolicy, UpstreamContext } from '@stagecraft/contracts';
 
 export interface PromptContributionContext {
   readonly agentType: string;
   readonly policy: StagePolicy;
   readonly variables: PromptVariables;
   readonly instructions: readonly Instruction[];
+  /** From the assemble request; absent when the caller sent none. */
+  readonly upstream?: readonly UpstreamContext[];
+  readonly previousAttempt?: PreviousAttempt;
 }
 
 /**

@@ -1,0 +1,25 @@
+import { parseContextId } from './context-id';
+
+/** The last sequence handed out, per workflow run and agent type. Plain data, so it can be stored and rebuilt. */
+export type SequenceState = Readonly<Record<string, Readonly<Record<string, number>>>>;
+
+export const EMPTY_SEQUENCES: SequenceState = Object.freeze({});
+
+export function lastSequence(state: SequenceState, workflowRunId: string, agentType: string): number {
+  return Object.hasOwn(state, workflowRunId) && Object.hasOwn(state[workflowRunId], agentType) ? state[workflowRunId][agentType] : 0;
+}
+
+/** Pure: the next sequence for (run, agent type), from 1, and the state that records it. */
+export function nextSequence(state: SequenceState, workflowRunId: string, agentType: string): { sequence: number; state: SequenceState } {
+  const sequence = lastSequence(state, workflowRunId, agentType) + 1;
+  return { sequence, state: { ...state, [workflowRunId]: { ...state[workflowRunId], [agentType]: sequence } } };
+}
+
+/** Folds context ids already issued (read back from a run's events) into the state, so numbering resumes without reuse. */
+export function observeContextId(state: SequenceState, contextId: string): SequenceState {
+  const { workflowRunId, agentType, sequence } = parseContextId(contextId);
+  if (sequence <= lastSequence(state, workflowRunId, agentType)) return state;
+  return { ...state, [workflowRunId]: { ...state[workflowRunId], [agentType]: sequence } };
+}
+
+export const sequencesFrom = (contextIds: Iterable<string>): SequenceState => [...contextIds].reduce(observeContextId, EMPTY_SEQUENCES);

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { NonBlank } from './common';
+import { ContextIdString, ContextTimestamp } from './context';
+import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport } from './templates';
+
+/**
+ * Seed 001 §2: what an agent receives from the agents before it, each entry typed by what produced it
+ * (an orchestrator's delegation, a collector's consolidation, a discovery report, a specialist's result),
+ * never an untyped map.
+ */
+export const UpstreamContext = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('delegation'), template: DelegationTemplate }),
+  z.object({ kind: z.literal('consolidation'), template: ConsolidationTemplate }),
+  z.object({ kind: z.literal('discovery'), report: DiscoveryReport }),
+  z.object({ kind: z.literal('result'), resultId: ContextIdString, agentType: NonBlank, output: NonBlank }),
+]);
+export type UpstreamContext = z.infer<typeof UpstreamContext>;
+export type UpstreamKind = UpstreamContext['kind'];
+
+/** Seed 001 §3: absent on a first run; on a rerun, what the previous attempt produced and how it failed. */
+export const PreviousAttempt = z.object({
+  previousContextId: ContextIdString,
+  attemptNumber: z.number().int().min(1).describe('the number of the attempt being repeated; this run is attemptNumber + 1'),
+  previousAttemptAt: ContextTimestamp,
+  serializedOutput: z.string().max(200_000).describe('what the previous attempt produced; empty when it produced nothing'),
+  error: z
+    .object({ message: NonBlank, stackTrace: z.string().optional() })
+    .optional()
+    .describe('absent when the previous attempt finished but its result was rejected or rerouted'),
+  priorContexts: z.array(UpstreamContext).default([]).describe('contexts the previous attempt worked from, kept for reroutes'),
+});
+export type PreviousAttempt = z.infer<typeof PreviousAttempt>;

@@ -1,0 +1,5 @@
+export { composeStepPrompt } from './compose';
+export { createWorkflowCatalog } from './catalog';
+export type { WorkflowCatalog } from './catalog';
+export { nextWorkflowStep } from './next-step';
+export { loadWorkflowDirectory, parseWorkflowFile } from './load';
