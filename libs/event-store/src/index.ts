@@ -1,1 +1,20 @@
-export {};
+/**
+ * The event store port and its adapters.
+ *
+ * Open a store with `openEventStore(url)` (`memory:`, `sqlite:PATH`, `kurrentdb://…`/`esdb://…`)
+ * or a factory. Checkpoints live in the same engine as the events and come with the store:
+ * `store.checkpoints` (memory: a map; sqlite: the `checkpoints` table of the same file;
+ * kurrentdb: the latest event of stream `checkpoint-<name>`). `startProjection(store,
+ * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero.
+ */
+export * from './port';
+export { ConcurrencyError, type ActualRevision } from './errors';
+export { createMemoryEventStore } from './memory/memory-event-store';
+export { createMemoryCheckpointStore } from './memory/memory-checkpoints';
+export { createSqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store';
+export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb/kurrentdb-event-store';
+export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-string';
+export { openEventStore, parseEventStoreUrl, type EventStoreLocation } from './open-event-store';
+export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
+export { startProjection } from './projection/start-projection';
+export { rebuildProjection } from './projection/rebuild-projection';

@@ -1,0 +1,40 @@
+import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
+import { StagecraftError } from '@stagecraft/contracts';
+import { isSystemEvent, toRecordedEvent } from './mapping';
+import type { EventSubscription, Position, RecordedEvent, SubscribeToAllOptions } from '../port';
+
+/** Wraps the server's catch-up subscription; drops system events and anything at or before the start position. */
+export function wrapSubscription(subscription: AllStreamSubscription, options: SubscribeToAllOptions, onClose: () => void): EventSubscription {
+  let closed = false;
+  let iterated = false;
+  const after: Position = options.fromPosition === 'start' ? 0n : options.fromPosition;
+
+  async function* events(): AsyncGenerator<RecordedEvent> {
+    try {
+      for await (const resolved of subscription) {
+        const event = resolved.event;
+        if (!event || isSystemEvent(event)) continue;
+        const recorded = toRecordedEvent(event);
+        if (recorded.position <= after) continue;
+        if (!options.filter || options.filter(recorded)) yield recorded;
+      }
+    } catch (error) {
+      // Unsubscribing cancels the underlying call; that is the normal end of a closed subscription.
+      if (!closed) throw error;
+    }
+  }
+
+  return {
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new StagecraftError('INVARIANT_VIOLATION', 'a subscription can be iterated once');
+      iterated = true;
+      return events();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      onClose();
+      await subscription.unsubscribe();
+    },
+  };
+}

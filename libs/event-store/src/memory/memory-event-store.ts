@@ -1,0 +1,119 @@
+import { ChangeSignal } from '../shared/change-signal';
+import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
+import { createPollingSubscription } from '../shared/polling-subscription';
+import { streamWindow } from '../shared/read-window';
+import { ConcurrencyError } from '../errors';
+import { createMemoryCheckpointStore } from './memory-checkpoints';
+import type { AppendResult, EventStore, EventSubscription, NewEvent, RecordedEvent } from '../port';
+
+/** Events are kept as JSON text so readers get fresh copies, exactly as from a real engine. */
+interface StoredEvent {
+  id: string;
+  streamId: string;
+  revision: bigint;
+  position: bigint;
+  type: string;
+  data: string;
+  metadata: string;
+  recordedAt: string;
+}
+
+interface StoredStream {
+  events: StoredEvent[];
+  revisionById: Map<string, number>;
+}
+
+export function createMemoryEventStore(): EventStore {
+  const log: StoredEvent[] = [];
+  const streams = new Map<string, StoredStream>();
+  const changes = new ChangeSignal();
+  const subscriptions = new Set<EventSubscription>();
+
+  const toRecorded = (e: StoredEvent): RecordedEvent => ({
+    id: e.id,
+    streamId: e.streamId,
+    revision: e.revision,
+    position: e.position,
+    type: e.type,
+    data: JSON.parse(e.data),
+    metadata: JSON.parse(e.metadata),
+    recordedAt: e.recordedAt,
+  });
+
+  function retried(stream: string, existing: StoredStream, events: NewEvent[], expected: Parameters<typeof assertExpectedRevision>[1]): AppendResult | null {
+    const first = existing.revisionById.get(events[0].id);
+    if (first === undefined) return null;
+    const recorded = existing.events.slice(first, first + events.length);
+    if (recorded.length !== events.length || recorded.some((e, i) => e.id !== events[i].id)) {
+      const last = existing.events[existing.events.length - 1];
+      throw new ConcurrencyError(stream, expected, last.revision, { reason: `event ${events[0].id} is already in the stream, but the retried batch differs` });
+    }
+    const last = recorded[recorded.length - 1];
+    return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  const store: EventStore = {
+    kind: 'memory',
+    checkpoints: createMemoryCheckpointStore(),
+
+    async appendToStream(stream, events, options) {
+      const expected = options?.expectedRevision ?? 'any';
+      validateAppend(stream, events, expected);
+      const existing: StoredStream = streams.get(stream) ?? { events: [], revisionById: new Map() };
+      if (events.length > 0) {
+        const original = retried(stream, existing, events, expected);
+        if (original) return original;
+      }
+      const current = BigInt(existing.events.length) - 1n;
+      assertExpectedRevision(stream, expected, current);
+      if (events.length === 0) return { nextExpectedRevision: current, position: existing.events.at(-1)?.position ?? 0n };
+      // Serialise first so a non-JSON payload fails the whole batch before anything is stored.
+      const recordedAt = new Date().toISOString();
+      const stored = events.map((e, i): StoredEvent => ({
+        id: e.id,
+        streamId: stream,
+        revision: current + 1n + BigInt(i),
+        position: BigInt(log.length + 1 + i),
+        type: e.type,
+        data: JSON.stringify(e.data ?? null),
+        metadata: JSON.stringify(e.metadata ?? null),
+        recordedAt,
+      }));
+      for (const e of stored) {
+        existing.revisionById.set(e.id, existing.events.length);
+        existing.events.push(e);
+        log.push(e);
+      }
+      streams.set(stream, existing);
+      changes.notify();
+      const last = stored[stored.length - 1];
+      return { nextExpectedRevision: last.revision, position: last.position };
+    },
+
+    async readStream(stream, options) {
+      const events = streams.get(stream)?.events ?? [];
+      const window = streamWindow(options, BigInt(events.length) - 1n);
+      if (!window) return [];
+      const slice = events.slice(Number(window.from), Number(window.to) + 1).map(toRecorded);
+      return window.backwards ? slice.reverse() : slice;
+    },
+
+    async readAll(options) {
+      const from = options?.fromPosition === undefined || options.fromPosition === 'start' ? 0 : Number(options.fromPosition);
+      const count = options?.maxCount ?? log.length;
+      // Positions are 1-based indexes into the log.
+      return log.slice(from, from + count).map(toRecorded);
+    },
+
+    subscribeToAll(options) {
+      const subscription = createPollingSubscription({ readAll: store.readAll, changes }, options, () => subscriptions.delete(subscription));
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.close()));
+    },
+  };
+  return store;
+}

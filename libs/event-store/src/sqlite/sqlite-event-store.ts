@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ChangeSignal } from '../shared/change-signal';
+import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
+import { createPollingSubscription } from '../shared/polling-subscription';
+import { streamWindow } from '../shared/read-window';
+import { ConcurrencyError } from '../errors';
+import { openSchema } from './schema';
+import { prepareStatements, type EventRow, type Statements } from './statements';
+import { createSqliteCheckpointStore } from './sqlite-checkpoints';
+import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, RecordedEvent } from '../port';
+
+export interface SqliteEventStoreOptions {
+  /** A file path, or `:memory:` for a private database (live subscriptions then see only this connection). */
+  path: string;
+  /** How often live subscriptions look for appends made by other processes. */
+  pollIntervalMs?: number;
+  busyTimeoutMs?: number;
+}
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  position: BigInt(row[0]),
+  streamId: row[1],
+  revision: BigInt(row[2]),
+  id: row[3],
+  type: row[4],
+  data: JSON.parse(row[5]),
+  metadata: JSON.parse(row[6]),
+  recordedAt: row[7],
+});
+
+export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new DatabaseSync(options.path);
+  openSchema(db, options.busyTimeoutMs ?? 5000);
+  const sql = prepareStatements(db);
+  const changes = new ChangeSignal();
+  const subscriptions = new Set<EventSubscription>();
+  const pollMs = options.pollIntervalMs ?? 25;
+
+  const store: EventStore = {
+    kind: 'sqlite',
+    checkpoints: createSqliteCheckpointStore(sql),
+
+    async appendToStream(stream, events, appendOptions) {
+      const expected = appendOptions?.expectedRevision ?? 'any';
+      validateAppend(stream, events, expected);
+      // Serialise before taking the write lock: a bad payload fails without holding anyone up.
+      const rows = events.map((e) => [e.id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? null)] as const);
+      sql.begin.run();
+      let result: AppendResult;
+      try {
+        result = appendLocked(sql, stream, events, rows, expected);
+        sql.commit.run();
+      } catch (error) {
+        sql.rollback.run();
+        throw error;
+      }
+      if (events.length > 0) changes.notify();
+      return result;
+    },
+
+    async readStream(stream, readOptions) {
+      const head = sql.head.get(stream) as { revision: number } | undefined;
+      const window = streamWindow(readOptions, head ? BigInt(head.revision) : -1n);
+      if (!window) return [];
+      const statement = window.backwards ? sql.readBackwards : sql.readForwards;
+      return (statement.all(stream, Number(window.from), Number(window.to)) as unknown as EventRow[]).map(toRecorded);
+    },
+
+    async readAll(readOptions) {
+      const from = readOptions?.fromPosition === undefined || readOptions.fromPosition === 'start' ? 0 : Number(readOptions.fromPosition);
+      const rows = sql.readAll.all(from, readOptions?.maxCount ?? -1) as unknown as EventRow[];
+      return rows.map(toRecorded);
+    },
+
+    subscribeToAll(subscribeOptions) {
+      const subscription = createPollingSubscription({ readAll: store.readAll, changes, pollMs }, subscribeOptions, () => subscriptions.delete(subscription));
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (db.isOpen) db.close();
+    },
+  };
+  return store;
+}
+
+type Row = readonly [id: string, type: string, data: string, metadata: string];
+
+function appendLocked(sql: Statements, stream: string, events: NewEvent[], rows: readonly Row[], expected: ExpectedRevision): AppendResult {
+  const head = sql.head.get(stream) as { revision: number; position: number } | undefined;
+  const current = head ? BigInt(head.revision) : -1n;
+  if (events.length > 0) {
+    const original = retried(sql, stream, events, expected, current);
+    if (original) return original;
+  }
+  assertExpectedRevision(stream, expected, current);
+  if (events.length === 0) return { nextExpectedRevision: current, position: head ? BigInt(head.position) : 0n };
+  const recordedAt = new Date().toISOString();
+  let revision = head ? head.revision : -1;
+  let position = 0;
+  for (const [id, type, data, metadata] of rows) {
+    revision += 1;
+    position = Number(sql.insert.run(stream, revision, id, type, data, metadata, recordedAt).lastInsertRowid);
+  }
+  return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
+}
+
+/** A batch whose first id is already in the stream is a retry: same ids in the same order return the original result. */
+function retried(sql: Statements, stream: string, events: NewEvent[], expected: ExpectedRevision, current: bigint): AppendResult | null {
+  const first = sql.revisionOfId.get(stream, events[0].id) as { revision: number } | undefined;
+  if (!first) return null;
+  const recorded = sql.idsFrom.all(stream, first.revision, events.length) as { id: string; revision: number; position: number }[];
+  if (recorded.length !== events.length || recorded.some((r, i) => r.id !== events[i].id)) {
+    throw new ConcurrencyError(stream, expected, current, { reason: `event ${events[0].id} is already in the stream, but the retried batch differs` });
+  }
+  const last = recorded[recorded.length - 1];
+  return { nextExpectedRevision: BigInt(last.revision), position: BigInt(last.position) };
+}

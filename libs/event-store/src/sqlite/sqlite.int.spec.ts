@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeEventStoreContract } from '../contract/event-store.contract';
+import { collect, expectStrictlyIncreasing, newEvents, uniqueStream } from '../contract/fixtures';
+import { raceForSlots, type RaceResult } from './race-for-slots.testing';
+import { createSqliteEventStore } from './sqlite-event-store';
+
+const dir = mkdtempSync(join(tmpdir(), 'stagecraft-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const nextFile = () => join(dir, `events-${(files += 1)}.db`);
+
+describeEventStoreContract('sqlite', () => createSqliteEventStore({ path: nextFile() }));
+
+describe('sqlite event store file', () => {
+  it('keeps events and checkpoints across close and reopen', async () => {
+    const path = nextFile();
+    const stream = uniqueStream('durable');
+    const events = newEvents(3);
+    const first = createSqliteEventStore({ path });
+    const appended = await first.appendToStream(stream, events);
+    await first.checkpoints.save('durable', appended.position, { seen: 3 });
+    await first.close();
+
+    const reopened = createSqliteEventStore({ path });
+    expect((await reopened.readStream(stream)).map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect(await reopened.checkpoints.load('durable')).toEqual({ position: appended.position, state: { seen: 3 } });
+    await reopened.close();
+  });
+
+  it('creates the parent directory of a new file', async () => {
+    const store = createSqliteEventStore({ path: join(dir, 'nested', 'deeper', 'events.db') });
+    await store.appendToStream(uniqueStream('nested'), newEvents(1));
+    expect(await store.readAll()).toHaveLength(1);
+    await store.close();
+  });
+});
+
+describe('sqlite event store shared by two OS processes', () => {
+  it('sees a child process\'s appends live and lets exactly one process win each revision of a contested stream', async () => {
+    const path = nextFile();
+    const store = createSqliteEventStore({ path });
+    const subscription = store.subscribeToAll({ fromPosition: 'start' });
+    const iterator = subscription[Symbol.asyncIterator]();
+    const [raceStream, parentStream, childStream] = [uniqueStream('contested'), uniqueStream('parent'), uniqueStream('child')];
+    const [slots, scriptedSlots] = [200, 100];
+
+    const child = spawn(process.execPath, [join(__dirname, 'cross-process-appender.cjs'), path, childStream, raceStream, String(slots), String(scriptedSlots)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        if (lines.includes('ready')) resolve();
+      }),
+    );
+    // A failing assertion must not leave the child behind holding the test run open.
+    try {
+      await Promise.race([ready, exited.then((code) => Promise.reject(new Error(`child exited with ${code} before it was ready`)))]);
+      const total = slots + 2 * slots;
+      // Consumed while both processes append: the child's events can only arrive through the poll.
+      const delivering = collect(iterator, total, 30_000);
+      child.stdin.end('go\n');
+      const parent = await raceForSlots(store, { ownStream: parentStream, raceStream, slots, scriptedSlots, side: 'parent', newId: randomUUID });
+      expect(await exited).toBe(0);
+      const childResult = JSON.parse(lines[lines.length - 1]) as RaceResult;
+      const scripted = (won: number[]) => won.filter((slot) => slot < scriptedSlots);
+      expect(scripted(parent.won)).toEqual(Array.from({ length: scriptedSlots / 2 }, (_, i) => 2 * i));
+      expect(scripted(childResult.won)).toEqual(Array.from({ length: scriptedSlots / 2 }, (_, i) => 2 * i + 1));
+
+      const allSlots = Array.from({ length: slots }, (_, i) => i);
+      expect([...parent.won, ...childResult.won].sort((a, b) => a - b)).toEqual(allSlots);
+      expect(parent.conflicts + childResult.conflicts).toBe(slots);
+      const contested = await store.readStream(raceStream);
+      const winnerId = (slot: number) => (parent.won.includes(slot) ? parent.raceIds[slot] : childResult.raceIds[slot]);
+      expect(contested.map((e) => e.id)).toEqual(allSlots.map(winnerId));
+
+      const delivered = await delivering;
+      await subscription.close();
+      const log = await store.readAll();
+      expect(log).toHaveLength(total);
+      expect(delivered.map((e) => e.id)).toEqual(log.map((e) => e.id));
+      expectStrictlyIncreasing(delivered.map((e) => e.position));
+      expect(delivered.filter((e) => e.streamId === childStream).map((e) => e.id)).toEqual(childResult.ownIds);
+    } finally {
+      if (child.exitCode === null) child.kill();
+      await store.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,31 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+const columns = 'position, stream_id, revision, id, type, data, metadata, recorded_at';
+
+/** Every statement the adapter runs, prepared once per connection. */
+export function prepareStatements(db: DatabaseSync) {
+  const statements = {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    head: db.prepare('SELECT revision, position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1'),
+    revisionOfId: db.prepare('SELECT revision FROM events WHERE stream_id = ? AND id = ?'),
+    idsFrom: db.prepare('SELECT id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),
+    insert: db.prepare('INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    readForwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision BETWEEN ? AND ? ORDER BY revision`),
+    readBackwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision BETWEEN ? AND ? ORDER BY revision DESC`),
+    readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+    loadCheckpoint: db.prepare('SELECT position, state FROM checkpoints WHERE name = ?'),
+    saveCheckpoint: db.prepare(
+      'INSERT INTO checkpoints (name, position, state) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, state = excluded.state',
+    ),
+  } satisfies Record<string, StatementSync>;
+  // Rows as arrays: no per-row object with named keys on the hot read paths.
+  for (const read of [statements.readForwards, statements.readBackwards, statements.readAll]) read.setReturnArrays(true);
+  return statements;
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+/** Column order of every read statement, see `columns`. */
+export type EventRow = [number, string, number, string, string, string, string, string];
