@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { runServiceProcess } from '@stagecraft/service-shell';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { toolExecutionOptionsFromEnv, toolExecutionServiceWith } from '@stagecraft/tool-execution-service';
 
-void runServiceProcess(toolExecutionService).catch((error: Error) => {
+void runServiceProcess(toolExecutionServiceWith(toolExecutionOptionsFromEnv(process.env))).catch((error: Error) => {
   process.stderr.write(`tool-execution: ${error.stack ?? error.message}\n`);
   process.exit(1);
 });

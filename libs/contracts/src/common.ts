@@ -29,7 +29,8 @@ export const RunId = Id;
 export const ConversationId = Id;
 
 /** `{workflowRunId}/{agentType}/{sequence}/{timestamp}` */
-export const ContextId = z.string().regex(/^[^/\s]+\/[^/\s]+\/\d+\/\d+$/, 'context ids are {workflowRunId}/{agentType}/{sequence}/{timestamp}');
+/** `{workflowRunId}/{agentType}/{sequence}/{timestamp}` (seeds 001/003; see docs/decisions/0004). */
+export { ContextIdString as ContextId } from './context';
 
 export const IsoTimestamp = z.iso.datetime({ offset: true });
 export const NonBlank = z.string().trim().min(1);

@@ -5,6 +5,7 @@ export * from './handles';
 export * from './health';
 export * from './shell.module';
 export * from './transport-strategy';
+export * from './pass-errors-through.filter';
 export * from './start-services';
 export * from './probe-server';
 export * from './compose-ports';

@@ -7,7 +7,7 @@ import { Observable, throwError } from 'rxjs';
  * INTERNAL. Passing the error on untouched lets the request edge map its code to the reply.
  */
 @Catch()
-export class RethrowErrors implements RpcExceptionFilter<unknown> {
+export class PassErrorsThrough implements RpcExceptionFilter<unknown> {
   catch(exception: unknown): Observable<never> {
     return throwError(() => exception);
   }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { INestMicroservice } from '@nestjs/common';
 import { healthModule } from './health';
+import { PassErrorsThrough } from './pass-errors-through.filter';
 import { ServiceDefinition, ShellPorts } from './ports';
 import { ShellModule } from './shell.module';
 import { StagecraftTransport } from './transport-strategy';
@@ -28,6 +29,7 @@ export async function startServices(definitions: ServiceDefinition[], ports: She
     logger: false,
     abortOnError: false,
   });
+  app.useGlobalFilters(new PassErrorsThrough());
   await app.listen();
   return { services: definitions, app, close: () => app.close() };
 }

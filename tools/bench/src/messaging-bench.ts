@@ -40,7 +40,7 @@ export async function runMessagingBench(print: (line: string) => void, iteration
     const rawClient = await connect({ servers: server.url });
     const replyBytes = new TextEncoder().encode(JSON.stringify({ ok: true, data: reply }));
     const requestBytes = new TextEncoder().encode(JSON.stringify(request));
-    rawServer.subscribe('raw.policy.decide', { callback: (_e, m) => m.respond(replyBytes) });
+    rawServer.subscribe('raw.policy.decide', { callback: (_e, m) => void m.respond(replyBytes) });
     await rawServer.flush();
 
     const serverBus = await connectNatsBus(server.url, 'bench-server');

@@ -1,4 +1,4 @@
-import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { ToolExecuteReply, ToolExecuteRequest } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
@@ -8,10 +8,8 @@ import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
 import { ToolCallPorts, executeToolCall } from './execute-tool-call';
 import { TOOL_EXECUTION_OPTIONS } from './options';
 import type { ToolExecutionOptions } from './options';
-import { RethrowErrors } from './rethrow-errors.filter';
 
 @Controller()
-@UseFilters(new RethrowErrors())
 export class ToolExecutionController {
   private readonly ports: ToolCallPorts;
 
