@@ -1,6 +1,6 @@
 import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
 import { StagecraftError } from '@stagecraft/contracts';
-import { isSystemEvent, toRecordedEvent } from './mapping';
+import { isSystemEvent, toRecordedEvent, toStagecraftError } from './mapping';
 import type { EventSubscription, Position, RecordedEvent, SubscribeToAllOptions } from '../port';
 
 /** Wraps the server's catch-up subscription; drops system events and anything at or before the start position. */
@@ -20,7 +20,7 @@ export function wrapSubscription(subscription: AllStreamSubscription, options: S
       }
     } catch (error) {
       // Unsubscribing cancels the underlying call; that is the normal end of a closed subscription.
-      if (!closed) throw error;
+      if (!closed) throw toStagecraftError(error, '$all');
     }
   }
 

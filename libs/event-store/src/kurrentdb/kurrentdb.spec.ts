@@ -83,6 +83,8 @@ describe('KurrentDB error mapping', () => {
     expect(toStagecraftError({ type: 'unavailable' }, 's')).toMatchObject({ code: 'UNAVAILABLE' });
     expect(toStagecraftError({ type: 'deadline-exceeded' }, 's')).toMatchObject({ code: 'TIMEOUT' });
     expect(toStagecraftError({ type: 'maximum-append-size-exceeded' }, 's')).toMatchObject({ code: 'VALIDATION' });
+    expect(toStagecraftError(Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 }), 's')).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(toStagecraftError(Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 }), 's')).toMatchObject({ code: 'TIMEOUT' });
   });
 
   it('keeps unknown errors as they are', () => {

@@ -73,7 +73,7 @@ export function toRecordedEvent(event: KurrentRecordedEvent): RecordedEvent {
 
 /** The client's errors carry a `type` string; map them once, here, to coded errors. */
 export function toStagecraftError(error: unknown, stream: string, expected: ExpectedRevision = 'any'): Error {
-  const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : undefined;
+  const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : grpcStatusType(error);
   const message = error instanceof Error ? error.message : String(error);
   switch (type) {
     case 'wrong-expected-version': {
@@ -93,4 +93,12 @@ export function toStagecraftError(error: unknown, stream: string, expected: Expe
     default:
       return error instanceof Error ? error : new StagecraftError('INTERNAL', message, [], { cause: error });
   }
+}
+
+/** Errors straight from the gRPC channel (before the client wraps them) carry only a status code. */
+function grpcStatusType(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (code === 14) return 'unavailable';
+  if (code === 4) return 'deadline-exceeded';
+  return undefined;
 }

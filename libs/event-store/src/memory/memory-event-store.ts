@@ -66,6 +66,9 @@ export function createMemoryEventStore(): EventStore {
       }
       const current = BigInt(existing.events.length) - 1n;
       assertExpectedRevision(stream, expected, current);
+      if (events.some((e) => existing.revisionById.has(e.id))) {
+        throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, { reason: 'an event id of this batch is already in the stream' });
+      }
       if (events.length === 0) return { nextExpectedRevision: current, position: existing.events.at(-1)?.position ?? 0n };
       // Serialise first so a non-JSON payload fails the whole batch before anything is stored.
       const recordedAt = new Date().toISOString();

@@ -69,8 +69,9 @@ export async function startProjection<S>(
     await save();
   }
 
-  const done = run().finally(() => {
+  const done = run().finally(async () => {
     finished = true;
+    await subscription.close();
     const stopped = new StagecraftError('UNAVAILABLE', `projection ${projection.name} stopped at position ${position}`);
     for (const waiter of waiters) waiter.reject(stopped);
     waiters.clear();

@@ -9,6 +9,7 @@ import { ConcurrencyError } from '../errors';
 import { openSchema } from './schema';
 import { prepareStatements, type EventRow, type Statements } from './statements';
 import { createSqliteCheckpointStore } from './sqlite-checkpoints';
+import { SQLITE_CONSTRAINT_UNIQUE, sqliteErrorCode, toAppendError } from './sqlite-errors';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, RecordedEvent } from '../port';
 
 export interface SqliteEventStoreOptions {
@@ -48,14 +49,18 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       validateAppend(stream, events, expected);
       // Serialise before taking the write lock: a bad payload fails without holding anyone up.
       const rows = events.map((e) => [e.id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? null)] as const);
-      sql.begin.run();
       let result: AppendResult;
+      try {
+        sql.begin.run();
+      } catch (error) {
+        throw toAppendError(error, stream);
+      }
       try {
         result = appendLocked(sql, stream, events, rows, expected);
         sql.commit.run();
       } catch (error) {
         sql.rollback.run();
-        throw error;
+        throw toAppendError(error, stream);
       }
       if (events.length > 0) changes.notify();
       return result;
@@ -103,9 +108,15 @@ function appendLocked(sql: Statements, stream: string, events: NewEvent[], rows:
   const recordedAt = new Date().toISOString();
   let revision = head ? head.revision : -1;
   let position = 0;
-  for (const [id, type, data, metadata] of rows) {
-    revision += 1;
-    position = Number(sql.insert.run(stream, revision, id, type, data, metadata, recordedAt).lastInsertRowid);
+  try {
+    for (const [id, type, data, metadata] of rows) {
+      revision += 1;
+      position = Number(sql.insert.run(stream, revision, id, type, data, metadata, recordedAt).lastInsertRowid);
+    }
+  } catch (error) {
+    // Under the write lock only (stream_id, id) can collide: a batch that repeats earlier events out of place.
+    if (sqliteErrorCode(error) !== SQLITE_CONSTRAINT_UNIQUE) throw error;
+    throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, { cause: error, reason: 'an event id of this batch is already in the stream' });
   }
   return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
 }

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describeEventStoreContract } from '../contract/event-store.contract';
+import { ConcurrencyError } from '../errors';
 import { collect, expectStrictlyIncreasing, newEvents, uniqueStream } from '../contract/fixtures';
 import { raceForSlots, type RaceResult } from './race-for-slots.testing';
 import { createSqliteEventStore } from './sqlite-event-store';
@@ -29,6 +31,27 @@ describe('sqlite event store file', () => {
     expect((await reopened.readStream(stream)).map((e) => e.id)).toEqual(events.map((e) => e.id));
     expect(await reopened.checkpoints.load('durable')).toEqual({ position: appended.position, state: { seen: 3 } });
     await reopened.close();
+  });
+
+  it('refuses a batch that repeats an earlier event of the stream out of place, appending nothing', async () => {
+    const store = createSqliteEventStore({ path: nextFile() });
+    const [a, b, c] = newEvents(3);
+    await store.appendToStream('s', [a, b]);
+    await expect(store.appendToStream('s', [c, a])).rejects.toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream('s')).map((e) => e.id)).toEqual([a.id, b.id]);
+    await store.close();
+  });
+
+  it('reports a file held locked past the busy timeout as UNAVAILABLE', async () => {
+    const path = nextFile();
+    const store = createSqliteEventStore({ path, busyTimeoutMs: 50 });
+    const otherWriter = new DatabaseSync(path);
+    otherWriter.exec('BEGIN IMMEDIATE');
+    await expect(store.appendToStream('s', newEvents(1))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    otherWriter.exec('ROLLBACK');
+    otherWriter.close();
+    expect((await store.appendToStream('s', newEvents(1))).nextExpectedRevision).toBe(0n);
+    await store.close();
   });
 
   it('creates the parent directory of a new file', async () => {
