@@ -1,4 +1,5 @@
 import type { KurrentDBClient, ReadAllOptions as KurrentReadAllOptions, ResolvedEvent } from '@kurrent/kurrentdb-client';
+import { validateAppend } from '../shared/expected-revision';
 import { loadKurrentClient } from './client-module';
 import { normalizeKurrentDbConnectionString } from './connection-string';
 import { createKurrentDbCheckpointStore } from './kurrentdb-checkpoints';
@@ -33,6 +34,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
 
     async appendToStream(stream, events, appendOptions) {
       const expected = appendOptions?.expectedRevision ?? 'any';
+      validateAppend(stream, events, expected);
       try {
         const result = await client.appendToStream(stream, events.map(toEventData), { streamState: toStreamState(expected) });
         // An acknowledged retry may come back without a position; the log still has the original one.
