@@ -1,0 +1,45 @@
+/** One scripted answer of the model to one chat completion request. */
+export interface ScriptedReply {
+  /** Assistant text; may contain `<ide_reasoning>` blocks. */
+  content?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Defaults to `tool_calls` when there are tool calls, otherwise `stop`. */
+  finishReason?: 'stop' | 'tool_calls' | 'length';
+  /** Answer with this HTTP error instead (429 or 5xx exercise the client's retries). */
+  status?: number;
+  delayMs?: number;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown> | string;
+}
+
+export interface RecordedRequest {
+  /** Position among every request this server received, from 0. */
+  index: number;
+  method: string;
+  /** Path without the `/v1` prefix, e.g. `/chat/completions`. */
+  path: string;
+  /** Header names lower-cased; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  // The body is whatever JSON the client sent: tests read it field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  /** The `x-stagecraft-stage` header, when present. */
+  stage?: string;
+}
+
+/** Replies consumed in order, one per chat completion request, or a function asked per request. */
+export type Script = ScriptedReply[] | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface ScriptedModelServer {
+  /** Base URL including `/v1`, ready for `new OpenAI({ baseURL })`. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Replaces the script; an array script starts again from its first reply. */
+  setScript(script: Script): void;
+  close(): Promise<void>;
+}
