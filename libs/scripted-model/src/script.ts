@@ -25,8 +25,7 @@ export interface RecordedRequest {
   path: string;
   /** Header names lower-cased; repeated headers joined with `, `. */
   headers: Record<string, string>;
-  // The body is whatever JSON the client sent: tests read it field by field.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /** The parsed JSON body (`undefined` for a GET); typed loosely so tests can read it field by field. */
   body: any;
   /** The `x-stagecraft-stage` header, when present. */
   stage?: string;
