@@ -1,0 +1,8 @@
+export type { CompleteOptions, ModelGateway, ModelResponse, TokenUsage } from './gateway';
+export { createOpenAiGateway, modelHeaders, STAGECRAFT_HEADERS } from './openai-gateway';
+export type { OpenAiGatewayOptions } from './openai-gateway';
+export { gatewayConfigFromEnv, DEFAULT_BASE_URL, DEFAULT_MODEL } from './config';
+export type { GatewayConfig } from './config';
+export { hashPrompt, messageBody, canonicalJson } from './hash-prompt';
+export type { PromptHash } from './hash-prompt';
+export { modelError } from './errors';
