@@ -7,6 +7,8 @@ export const ErrorCode = z.enum([
   'FORBIDDEN_TOOL',
   'FORBIDDEN_PATH',
   'INVARIANT_VIOLATION',
+  'MODEL_FORMAT',
+  'LIMIT_EXCEEDED',
   'UNAVAILABLE',
   'TIMEOUT',
   'INTERNAL',

@@ -66,7 +66,14 @@ export const eventDataSchemas = {
     accepted: z.boolean(),
     reason: z.string().optional(),
   }),
-  ToolCallRequested: z.object({ callId: Id, tool: ToolName, arguments: z.record(z.string(), z.unknown()), stage: Stage }),
+  ToolCallRequested: z.object({
+    callId: Id,
+    tool: ToolName,
+    arguments: z.record(z.string(), z.unknown()),
+    stage: Stage,
+    /** The id the model gave the call, which its tool-result message must echo. */
+    modelCallId: z.string().optional(),
+  }),
   ToolCallCompleted: z.object({
     callId: Id,
     tool: ToolName,
@@ -82,6 +89,11 @@ export const eventDataSchemas = {
     content: z.string(),
     instructions: z.array(Instruction).default([]),
     intermediate: z.boolean().default(false),
+    /** Why the message exists: what the user typed, what the model said, a tool result, or a correction the run added. */
+    kind: z.enum(['user_input', 'assistant', 'tool_result', 'correction', 'delegation']).default('assistant'),
+    stage: Stage.optional(),
+    toolCalls: z.array(ToolCall).optional(),
+    toolCallId: z.string().optional(),
   }),
   DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
   QAReportIssued: z.object({ report: QAReport }),

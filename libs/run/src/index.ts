@@ -1,1 +1,7 @@
 export * from './run-view';
+export * from './run-state';
+export * from './limits';
+export * from './next-step';
+export * from './pending-event';
+export * from './interpret';
+export * from './invariants';

@@ -1,2 +1,3 @@
 export * from './nats-server';
 export * from './processes';
+export * from './scripts';

@@ -1,0 +1,45 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { ConversationSendReply, ConversationSendRequest, StagecraftError, StagecraftEvent, streams } from '@stagecraft/contracts';
+import type { RequestContext } from '@stagecraft/messaging';
+import { pending } from '@stagecraft/run';
+import { Handles } from '@stagecraft/service-shell';
+import type { DriverPorts } from './driver-ports';
+import { RunLog } from './run-log';
+import type { RunRegistry } from './run-registry';
+import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
+
+@Controller()
+export class ConversationController {
+  constructor(
+    @Inject(DRIVER_PORTS) private readonly ports: DriverPorts,
+    @Inject(RUN_REGISTRY) private readonly registry: RunRegistry,
+  ) {}
+
+  /** Starts a run and answers at once with its ids; progress follows on `run.<runId>.events`. */
+  @Handles('conversation.send')
+  async send(@Payload() request: ConversationSendRequest, @Ctx() context: RequestContext): Promise<ConversationSendReply> {
+    const { projectRoot } = request;
+    if (!isAbsolute(projectRoot) || !existsSync(projectRoot) || !statSync(projectRoot).isDirectory()) {
+      throw new StagecraftError('VALIDATION', 'projectRoot must be an existing absolute directory', [{ path: ['projectRoot'], message: `not a directory: ${projectRoot}` }]);
+    }
+    const runId = request.runId ?? this.ports.newId();
+    const conversationId = request.conversationId ?? this.ports.newId();
+    const log = await RunLog.open(this.ports, runId, context.correlationId);
+    if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${runId} already exists`);
+
+    const earlier = (await this.ports.store.readStream(streams.conversation(conversationId))) as unknown as StagecraftEvent[];
+    const history = earlier.flatMap((e, i) =>
+      e.type === 'MessageAppended' ? [pending('MessageAppended', { ...e.data, messageId: `${runId}.prior${i + 1}`, intermediate: false })] : [],
+    );
+    await log.append([
+      pending('RunStarted', { runId, conversationId, userMode: request.userMode, reasoningEnabled: request.reasoningEnabled, userInput: request.message, projectRoot }),
+      ...history,
+      pending('MessageAppended', { messageId: `${runId}.input`, role: 'user', content: request.message, instructions: [], intermediate: false, kind: 'user_input' }),
+    ]);
+    void this.registry.drive(log);
+    return { runId, conversationId };
+  }
+}

@@ -1,0 +1,18 @@
+import type { EventStore } from '@stagecraft/event-store';
+import type { MessageBus, Requester } from '@stagecraft/messaging';
+import type { ModelGateway } from '@stagecraft/model-gateway';
+import type { RunLimits } from '@stagecraft/run';
+import type { Logger } from 'pino';
+
+/** What a run driver may touch: everything else reaches it through events. */
+export interface DriverPorts {
+  store: EventStore;
+  requester: Requester;
+  gateway: ModelGateway;
+  bus: MessageBus;
+  prefix: string;
+  clock: () => Date;
+  newId: () => string;
+  logger: Logger;
+  limits: RunLimits;
+}

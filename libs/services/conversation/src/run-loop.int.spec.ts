@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StagecraftEvent, streams } from '@stagecraft/contracts';
+import { createOpenAiGateway } from '@stagecraft/model-gateway';
+import { subscribeRunEvents } from '@stagecraft/messaging';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { memoryService } from '@stagecraft/memory-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { policyService } from '@stagecraft/policy-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { qaService } from '@stagecraft/qa-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host, startHost } from '@stagecraft/service-shell';
+import { macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
+import pino from 'pino';
+import { conversationServiceWith } from './index';
+
+const qaReport = JSON.stringify({ verdict: 'pass', summary: 'Notes match the README.', findings: [] });
+
+/** An agent that reads README.md, writes NOTES.md, and declares the work done. */
+function agentScript(request: RecordedRequest): ScriptedReply {
+  const done = toolResultsIn(request.body);
+  switch (request.stage) {
+    case 'warmup':
+      return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
+    case 'act':
+    case 'tool_followup':
+      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }] };
+      return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md from the README.` };
+    case 'delivery_check':
+      return { content: `${microReasoning('hand over', 'DONE')}\nThe notes are written.` };
+    case 'qa_review':
+      return { content: `${microReasoning('report', 'DONE')}\n${qaReport}` };
+    default:
+      return { status: 500 };
+  }
+}
+
+describe('a run, embedded', () => {
+  let server: ScriptedModelServer;
+  let host: Host;
+  let dir: string;
+  let project: string;
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer({ script: agentScript });
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-'));
+    project = join(dir, 'project');
+    require('node:fs').mkdirSync(project);
+    writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
+    const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+    host = await startHost({
+      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaService, memoryService],
+      transport: 'inproc',
+      store: `sqlite:${join(dir, 'events.db')}`,
+      config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
+    });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function runToEnd(message: string, options: { mode?: 'agent' | 'chat'; reasoning?: boolean } = {}) {
+    const runId = `run-${Math.random().toString(36).slice(2, 10)}`;
+    const live: StagecraftEvent[] = [];
+    const finished = new Promise<void>((resolve) => {
+      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
+        live.push(e);
+        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve();
+      });
+    });
+    await host.ports.requester.request('conversation.send', { runId, message, userMode: options.mode ?? 'agent', reasoningEnabled: options.reasoning ?? true, projectRoot: project });
+    await finished;
+    const stored = (await host.ports.store!.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
+    return { runId, live, stored };
+  }
+
+  it('reads a file, writes a file, passes delivery, gets QA, and stores every step', async () => {
+    const { stored, live, runId } = await runToEnd('Write notes about this project');
+    const failure = stored.find((e) => e.type === 'RunFailed');
+    expect(failure?.data).toBeUndefined();
+    expect(live.map((e) => e.type)).toEqual(stored.map((e) => e.type));
+    const stages = stored.flatMap((e) => (e.type === 'StageEntered' ? [e.data.stage] : []));
+    expect(stages).toEqual(['warmup', 'act', 'tool_followup', 'tool_followup', 'delivery_check', 'qa_review']);
+    expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
+    const completed = stored.at(-1);
+    expect(completed).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+    expect(stored.find((e) => e.type === 'QAReportIssued')?.data).toMatchObject({ report: { verdict: 'pass' } });
+    const { run } = await host.ports.requester.request('conversation.run.get', { runId });
+    expect(run).toMatchObject({ status: 'completed', deliveryState: 'DONE' });
+  });
+
+  it('sends the model what the invariants demand', () => {
+    const chat = server.requests.filter((r) => r.path === '/chat/completions');
+    expect(chat.length).toBeGreaterThanOrEqual(6);
+    for (const r of chat) {
+      expect(r.headers['x-stagecraft-run-id']).toBeTruthy();
+      expect(r.headers['x-stagecraft-conversation-id']).toBeTruthy();
+      expect(r.headers['x-stagecraft-stage']).toBe(r.stage);
+      const system = r.body.messages[0].content as string;
+      expect(system).toContain('<ide_reasoning>');
+      for (const m of r.body.messages.slice(1)) expect(String(m.content ?? '')).not.toContain('<ide_reasoning>');
+    }
+    const toolsOf = (stage: string) => chat.filter((r) => r.stage === stage).map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort());
+    for (const tools of toolsOf('delivery_check')) expect(tools).toEqual([]);
+    for (const tools of toolsOf('qa_review')) expect(tools).toEqual(['list_dir', 'read_file', 'search_code']);
+    for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
+  });
+});
