@@ -1,0 +1,7 @@
+export { parseReasoning } from './parse-reasoning';
+export type { ParsedReasoning, ReasoningFormat, ReasoningProblem } from './parse-reasoning';
+export { containsReasoning, findBlocks, stripReasoning } from './block';
+export type { ReasoningBlock } from './block';
+export { renderOutcome } from './render-outcome';
+export { MACRO_SECTIONS } from './macro';
+export { MAX_BULLETS, MIN_BULLETS } from './micro';
