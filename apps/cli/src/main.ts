@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { Command, Option } from 'commander';
-import { ServiceName, toErrorReply } from '@stagecraft/contracts';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ServiceName, UserMode, toErrorReply } from '@stagecraft/contracts';
 import { connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { startHost } from '@stagecraft/service-shell';
+import { ChatFlags, chat } from './commands/chat';
 import { checkHealth, formatHealth } from './commands/health';
+import { showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
-import { ALL_SERVICES } from './services';
+import { allServices } from './services';
 
 const program = new Command('stagecraft').description('Stagecraft: staged, event-sourced agentic coding conversations').showHelpAfterError();
 
@@ -23,7 +25,7 @@ program
   .action(async (flags: { services?: ServiceName[]; transport: 'inproc' | 'nats'; natsUrl?: string; store?: string }) => {
     const config = cliConfig(flags);
     const host = await startHost({
-      definitions: ALL_SERVICES,
+      definitions: allServices(),
       only: flags.services,
       transport: flags.transport,
       natsUrl: config.natsUrl,
@@ -50,13 +52,46 @@ program
   .action(async (flags: { natsUrl?: string; store?: string; timeout: number; json?: boolean }) => {
     const config = cliConfig(flags);
     // Without a NATS URL the command answers for the embedded system: all six services in this process.
-    const host = config.natsUrl ? null : await startHost({ definitions: ALL_SERVICES, transport: 'inproc', store: config.store, config });
+    const host = config.natsUrl ? null : await startHost({ definitions: allServices({ resume: false }), transport: 'inproc', store: config.store, config });
     const bus = host ? host.ports.bus : await connectNatsBus(config.natsUrl as string, 'stagecraft-cli');
     const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: flags.timeout });
     const rows = await checkHealth(requester, flags.timeout);
     process.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatHealth(rows)}\n`);
     await (host ? host.close() : bus.close());
     process.exitCode = rows.every((r) => r.up) ? 0 : 1;
+  });
+
+const parseMode = (value: string): UserMode => {
+  if (value !== 'agent' && value !== 'chat') throw new InvalidArgumentError('agent or chat');
+  return value;
+};
+
+program
+  .command('chat')
+  .description('send a message and follow its run live (embedded unless --nats-url)')
+  .argument('<message>', 'what you want done')
+  .requiredOption('--root <dir>', 'the project the run works in')
+  .addOption(new Option('--mode <mode>', 'agent | chat').argParser(parseMode).default('agent'))
+  .option('--reasoning', 'require reasoning on every step')
+  .option('--conversation <id>', 'continue a conversation')
+  .option('--json', 'one JSON object per run event, then the result')
+  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (message: string, flags: ChatFlags & { natsUrl?: string; store?: string }) => {
+    const result = await chat(message, flags, cliConfig(flags));
+    process.exitCode = result.failed ? 1 : 0;
+  });
+
+const runs = program.command('runs').description('inspect runs in the event store');
+runs
+  .command('show')
+  .argument('<runId>')
+  .addOption(storeOption())
+  .option('--json', 'the raw events, one per line')
+  .action(async (runId: string, flags: { store?: string; json?: boolean }) => {
+    const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json));
+    process.exitCode = found ? 0 : 1;
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

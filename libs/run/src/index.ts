@@ -5,3 +5,5 @@ export * from './next-step';
 export * from './pending-event';
 export * from './interpret';
 export * from './invariants';
+export * from './instruction-tags';
+export * from './delegation';

@@ -1,6 +1,8 @@
 import { DeliveryState, ReasoningOutcome, Stage, ToolCall, ToolName } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { parseReasoning, stripReasoning } from '@stagecraft/reasoning';
+import { applyInstructions } from './delegation';
+import { findInstructionTags } from './instruction-tags';
 import { RunLimits } from './limits';
 import { PendingEvent, pending } from './pending-event';
 import { RunState } from './run-state';
@@ -67,7 +69,8 @@ export function interpretResponse(state: RunState, limits: RunLimits): Interpret
   }
 
   const calls = response.toolCalls;
-  if (visible === '' && calls.length === 0) {
+  // The delivery gate may answer with its reasoning alone: the Delivery line is the answer there.
+  if (visible === '' && calls.length === 0 && !(stage === 'delivery_check' && outcome)) {
     const promptId = outcome ? RECOVERY_PROMPTS.reasoningOnlyNoAnswer : RECOVERY_PROMPTS.emptyResponseRecovery;
     return correct(state, limits, events, promptId, outcome ? 'reasoning without an answer or a tool call' : 'empty response');
   }
@@ -78,7 +81,30 @@ export function interpretResponse(state: RunState, limits: RunLimits): Interpret
 
   let n = state.messageCount;
   const messageId = () => `${start.runId}.msg${++n}`;
-  events.push(pending('MessageAppended', { messageId: messageId(), role: 'assistant', content: visible, instructions: [], intermediate: !acting, kind: 'assistant', stage, ...(calls.length ? { toolCalls: calls } : {}) }));
+  const specialist = state.delegations.at(-1);
+  const marked = Boolean(specialist?.markIntermediate);
+  if (marked) events.push(pending('InstructionIssued', { instruction: { kind: 'IntermediateReasoning' }, accepted: true }));
+  const assistant = (content: string, toolCalls: ToolCall[]) =>
+    pending('MessageAppended', {
+      messageId: messageId(),
+      role: 'assistant',
+      content,
+      instructions: marked ? [{ kind: 'IntermediateReasoning' }] : [],
+      intermediate: marked || !acting,
+      kind: 'assistant',
+      stage,
+      ...(toolCalls.length ? { toolCalls } : {}),
+    });
+
+  const tags = acting && start.userMode === 'agent' ? findInstructionTags(visible) : { requested: [], rest: visible };
+  if (tags.requested.length > 0) {
+    const applied = applyInstructions(state.delegations, tags.requested, limits);
+    events.push(assistant(tags.rest, []), ...applied.events);
+    events.push(pending('MessageAppended', { messageId: messageId(), role: 'user', content: applied.notes.join('\n\n'), instructions: [], intermediate: true, kind: 'delegation', stage }));
+    return { events };
+  }
+
+  events.push(assistant(visible, calls));
 
   if (calls.length > 0) events.push(...toolCallEvents(state, calls, policy.toolLoop && acting, messageId));
 

@@ -116,7 +116,7 @@ export function evolveRun(state: RunState, event: StagecraftEvent): RunState {
     case 'MessageAppended': {
       const counted = { ...s, messageCount: s.messageCount + 1 };
       if (event.data.kind === 'correction') return { ...counted, corrections: s.corrections + 1, history: [...s.history, toChatMessage(event.data)] };
-      const isAnswer = event.data.kind === 'assistant' && (s.stage === 'act' || s.stage === 'tool_followup') && !event.data.toolCalls?.length && event.data.content.trim() !== '';
+      const isAnswer = event.data.kind === 'assistant' && s.delegations.length === 0 && (s.stage === 'act' || s.stage === 'tool_followup') && !event.data.toolCalls?.length && event.data.content.trim() !== '';
       return { ...counted, history: [...s.history, toChatMessage(event.data)], answer: isAnswer ? event.data.content : s.answer };
     }
     case 'ToolCallRequested': {

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { QAReport, StagecraftEvent, UserMode } from '@stagecraft/contracts';
+import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { ShellConfig, startHost } from '@stagecraft/service-shell';
+import pino from 'pino';
+import { allServices } from '../services';
+import { describeEvent } from './describe-event';
+import { chooseModel } from './model';
+
+export interface ChatFlags {
+  root: string;
+  mode: UserMode;
+  reasoning?: boolean;
+  conversation?: string;
+  json?: boolean;
+  timeout: number;
+}
+
+export interface ChatResult {
+  runId: string;
+  conversationId: string;
+  deliveryState: string | null;
+  answer: string | null;
+  qaReport: QAReport | null;
+}
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
+export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & { failed: boolean }> {
+  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  let bus: MessageBus;
+  let close: () => Promise<void>;
+  if (config.natsUrl) {
+    bus = await connectNatsBus(config.natsUrl, 'stagecraft-cli');
+    close = () => bus.close();
+    if (!flags.json) write(`stagecraft: using the distributed system at ${config.natsUrl}`);
+  } else {
+    const model = await chooseModel(process.env, logger);
+    if (!flags.json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
+    const host = await startHost({ definitions: allServices({ gateway: model.gateway, resume: false }), transport: 'inproc', store: config.store, config });
+    bus = host.ports.bus;
+    close = async () => {
+      await host.close();
+      await model.scripted?.close();
+    };
+  }
+  try {
+    const requester: Requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
+    return await follow(bus, requester, config.prefix, message, flags);
+  } finally {
+    await close();
+  }
+}
+
+async function follow(bus: MessageBus, requester: Requester, prefix: string, message: string, flags: ChatFlags): Promise<ChatResult & { failed: boolean }> {
+  const runId = randomUUID();
+  const events: StagecraftEvent[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<StagecraftEvent>((resolveEnd, reject) => {
+    timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
+    subscribeRunEvents(bus, prefix, runId, (event) => {
+      events.push(event);
+      if (flags.json) write(JSON.stringify(event));
+      else {
+        const line = describeEvent(event);
+        if (line) write(line);
+      }
+      if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
+    });
+  });
+  await bus.flush();
+  const { conversationId } = await requester.request('conversation.send', {
+    runId,
+    conversationId: flags.conversation,
+    message,
+    userMode: flags.mode,
+    reasoningEnabled: Boolean(flags.reasoning),
+    projectRoot: resolve(flags.root),
+  });
+  const last = await ended.finally(() => clearTimeout(timer));
+  const qa = [...events].reverse().find((e) => e.type === 'QAReportIssued');
+  const result: ChatResult = {
+    runId,
+    conversationId,
+    deliveryState: last.type === 'RunCompleted' ? last.data.deliveryState : null,
+    answer: last.type === 'RunCompleted' ? last.data.answer : null,
+    qaReport: qa?.type === 'QAReportIssued' ? qa.data.report : null,
+  };
+  if (flags.json) write(JSON.stringify(result));
+  else if (result.answer !== null) write(`\n${result.answer}\n`);
+  return { ...result, failed: last.type === 'RunFailed' };
+}

@@ -1,0 +1,48 @@
+import { StagecraftEvent } from '@stagecraft/contracts';
+
+const clip = (text: string, max = 100) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** One human line per event, or null for events that would only be noise on a terminal. */
+export function describeEvent(event: StagecraftEvent): string | null {
+  switch (event.type) {
+    case 'RunStarted':
+      return `run ${event.data.runId} (${event.data.userMode}, reasoning ${event.data.reasoningEnabled ? 'on' : 'off'}) in ${event.data.projectRoot}`;
+    case 'StageEntered': {
+      const p = event.data.policy;
+      return `▶ ${event.data.stage}${event.data.iteration ? ` #${event.data.iteration}` : ''}  tools: ${p.toolLoop && p.tools.length ? p.tools.join(', ') : 'none'}  reasoning: ${p.reasoning.rule}`;
+    }
+    case 'ModelRequested':
+      return `  … asking ${event.data.model} (${event.data.messageCount} messages, ~${event.data.tokenEstimate} tokens)`;
+    case 'ModelResponded':
+      return `  ← ${event.data.toolCalls.length ? `${event.data.toolCalls.length} tool call(s)` : 'answer'} in ${Math.round(event.data.latencyMs)} ms`;
+    case 'ReasoningRecorded':
+      return `  ✎ ${event.data.format} reasoning: next ${clip(event.data.outcome.next_action, 60)} · delivery ${event.data.outcome.delivery_state}`;
+    case 'ToolCallRequested':
+      return `  ⚙ ${event.data.tool} ${clip(JSON.stringify(event.data.arguments), 80)}`;
+    case 'ToolCallCompleted':
+      return `    ${event.data.ok ? '✓' : '✗'} ${event.data.tool} (${Math.round(event.data.durationMs)} ms)${event.data.ok ? '' : `: ${clip(event.data.output, 80)}`}`;
+    case 'ToolCallRejected':
+      return `    ⊘ ${event.data.tool} refused: ${event.data.code} ${clip(event.data.reason, 80)}`;
+    case 'MessageAppended':
+      return event.data.kind === 'correction' ? `  ↺ correction: ${clip(event.data.content.split('\n').at(-1) ?? '', 80)}` : null;
+    case 'InstructionIssued':
+      return `  ⇄ ${event.data.instruction.kind}${event.data.accepted ? '' : ` refused: ${event.data.reason}`}`;
+    case 'DeliveryChecked':
+      return `  ■ delivery: ${event.data.state}`;
+    case 'QAReportIssued':
+      return `  QA ${event.data.report.verdict}: ${clip(event.data.report.summary, 90)}`;
+    case 'RunCompleted':
+      return `✔ completed (${event.data.deliveryState})`;
+    case 'RunFailed':
+      return `✘ failed: ${event.data.code} ${event.data.reason}`;
+    case 'MemoryRetained':
+      return null;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
