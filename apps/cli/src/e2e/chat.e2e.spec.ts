@@ -1,0 +1,50 @@
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, runCli } from '@stagecraft/testing';
+
+/** The README's main command, on a copy of the sample project, with no model key: the scripted model runs it. */
+describe('stagecraft chat, embedded, without an API key', () => {
+  let dir: string;
+  let project: string;
+  const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-chat-'));
+    project = join(dir, 'sample-project');
+    cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs a whole agent conversation live and says that the model is scripted', async () => {
+    const store = `sqlite:${join(dir, 'events.db')}`;
+    const { code, stdout, stderr } = await runCli(['chat', 'Summarise this project in STAGECRAFT_NOTES.md', '--root', project, '--mode', 'agent', '--reasoning', '--store', store], env, 60_000);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout.split('\n')[0]).toContain('scripted');
+    for (const stage of ['warmup', 'act', 'delivery_check', 'qa_review']) expect(stdout).toContain(`▶ ${stage}`);
+    expect(stdout).toContain('delivery: DONE');
+    expect(stdout).toMatch(/✔ completed \(DONE\)/);
+    expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(true);
+  });
+
+  it('--json prints one event per line, then the result; runs show prints the timeline', async () => {
+    const store = `sqlite:${join(dir, 'json.db')}`;
+    const { code, stdout } = await runCli(['chat', 'What does this project do?', '--root', project, '--mode', 'chat', '--json', '--store', store], env, 60_000);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const result = lines.at(-1);
+    expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'deliveryState', 'qaReport', 'runId']);
+    expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { userMode: 'chat', reasoningEnabled: false } });
+    expect(lines.at(-2).type).toBe('RunCompleted');
+    const shown = await runCli(['runs', 'show', result.runId, '--store', store], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('RunCompleted');
+    expect(shown.stdout.trim().split('\n')).toHaveLength(lines.length - 1);
+  });
+
+  it('rejects a bad mode before starting anything', async () => {
+    const { code, stderr } = await runCli(['chat', 'hi', '--root', project, '--mode', 'boss'], env);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('agent or chat');
+  });
+});
