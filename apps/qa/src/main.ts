@@ -1,8 +1,16 @@
 import 'reflect-metadata';
 import { runServiceProcess } from '@stagecraft/service-shell';
-import { qaService } from '@stagecraft/qa-service';
+import { qaServiceFromEnv } from '@stagecraft/qa-service';
 
-void runServiceProcess(qaService).catch((error: Error) => {
+const fail = (error: Error) => {
   process.stderr.write(`qa: ${error.stack ?? error.message}\n`);
   process.exit(1);
-});
+};
+
+try {
+  void runServiceProcess(qaServiceFromEnv(process.env)).catch(fail);
+} catch (error) {
+  // A bad model setting names its variable; the stack would only bury it.
+  process.stderr.write(`qa: ${(error as Error).message}\n`);
+  process.exit(1);
+}

@@ -25,6 +25,10 @@ export const QaReviewRequest = z.object({
   userInput: NonBlank,
   answer: z.string(),
   projectRoot: NonBlank,
+  /** What the run's tool calls did, for the reviewer to check the answer against; absent when there were none. */
+  toolSummary: z.string().optional(),
+  /** The run's latest ReasoningOutcome, rendered. */
+  lastStepOutcome: z.string().optional(),
 });
 export type QaReviewRequest = z.infer<typeof QaReviewRequest>;
 export const QaReviewReply = z.object({ report: QAReport });

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { ChatMessage, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
+import type { Requester, RequestContext } from '@stagecraft/messaging';
+import type { ModelGateway } from '@stagecraft/model-gateway';
+import { stripReasoning } from '@stagecraft/reasoning';
+import type { NewId } from '@stagecraft/service-shell';
+import { toolSpecs } from '@stagecraft/tools';
+import { parseQaReport } from './parse-report';
+import { reviewToolCall } from './review-tool-call';
+
+export interface ReviewPorts {
+  requester: Requester;
+  gateway: ModelGateway;
+  newId: NewId;
+  logger: Logger;
+}
+
+/** Enough to confirm a suspicion or two; the review is not a second attempt at the task. */
+export const MAX_MODEL_CALLS = 4;
+
+const NO_TOOL_CALLS = 'No tool calls were made for this answer.';
+const LAST_CALL = 'That was the last tool call this review may make. Write the report now.';
+
+// Reasoning never re-enters a model request, the answer's included.
+const answerMessage = (answer: string): ChatMessage => ({
+  role: 'user',
+  content: `## The answer to review\n\n${stripReasoning(answer) || '(the answer is empty)'}\n\nReview it as instructed and finish with the JSON report.`,
+});
+
+const failedReview = (why: string) => ({ verdict: 'concerns' as const, summary: `QA review could not be completed: ${why}`, findings: [] });
+
+/**
+ * `qa.review`: an advisory report on the answer, from a bounded loop of model calls that may only
+ * read the project. The answer itself is never changed, and nothing here can fail the run: an
+ * unreadable report or an unreachable model comes back as a `concerns` report that says so.
+ */
+export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest, context: RequestContext): Promise<QaReviewReply> {
+  const { requester, gateway, logger } = ports;
+  const linked = { correlationId: context.correlationId };
+  const { userMode, reasoningEnabled } = request;
+  const { policy } = await requester.request('policy.decide', { userMode, reasoningEnabled, stage: 'qa_review' }, linked);
+  const variables = { project_root: request.projectRoot, user_input: request.userInput, tool_summary: request.toolSummary ?? NO_TOOL_CALLS, last_step_outcome: request.lastStepOutcome ?? '' };
+  const { system } = await requester.request('prompt.assemble', { policy, variables, instructions: [] }, linked);
+  const tools = toolSpecs(policy.tools);
+  const messages: ChatMessage[] = [{ role: 'system', content: system }, answerMessage(request.answer)];
+
+  for (let call = 1; call <= MAX_MODEL_CALLS; call++) {
+    const meta = { requestId: ports.newId(), runId: request.runId, conversationId: request.conversationId, stage: 'qa_review' as const, userMode, reasoningEnabled };
+    let response;
+    try {
+      response = await gateway.complete(meta, messages, tools);
+    } catch (error) {
+      const { code, message } = error as { code?: string; message?: string };
+      logger.warn({ runId: request.runId, code, err: message }, 'qa review model call failed');
+      return { report: failedReview(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`) };
+    }
+    if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled) };
+    if (call === MAX_MODEL_CALLS) break;
+    await appendToolRound(ports, request, policy, response.content, response.toolCalls, messages, context);
+    if (call === MAX_MODEL_CALLS - 1) messages.push({ role: 'user', content: LAST_CALL });
+  }
+  return { report: failedReview(`the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`) };
+}
+
+async function appendToolRound(
+  ports: ReviewPorts,
+  request: QaReviewRequest,
+  policy: StagePolicy,
+  content: string,
+  toolCalls: ToolCall[],
+  messages: ChatMessage[],
+  context: RequestContext,
+): Promise<void> {
+  messages.push({ role: 'assistant', content: stripReasoning(content), toolCalls });
+  for (const call of toolCalls) {
+    messages.push({ role: 'tool', content: await reviewToolCall(ports.requester, request, policy, call, context), toolCallId: call.id });
+  }
+}

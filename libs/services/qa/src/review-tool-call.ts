@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { Id, ToolName } from '@stagecraft/contracts';
+import type { QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
+import type { Requester, RequestContext } from '@stagecraft/messaging';
+
+/** Stable per run and model call id, so a repeated review replays recorded results instead of reading twice. */
+export function qaCallId(runId: string, toolCallId: string): string {
+  const id = `${runId}.qa.${toolCallId}`;
+  return Id.safeParse(id).success ? id : `qa-${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
+}
+
+function parseArguments(raw: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw || '{}');
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+const notInReview = (name: string, policy: StagePolicy, why: string) =>
+  `tool_error: FORBIDDEN_TOOL\n${name} is not available in review: the review only reads the project (available: ${policy.tools.join(', ') || 'none'}). ${why}`;
+
+/**
+ * Runs one tool call of the reviewer through the tool service, which re-checks it against the QA
+ * stage's policy and records it. Whatever happens becomes the text of the tool message the reviewer
+ * sees next: a refusal or a failure is something to report on, not a reason to stop the review.
+ */
+export async function reviewToolCall(requester: Requester, request: QaReviewRequest, policy: StagePolicy, call: ToolCall, context: RequestContext): Promise<string> {
+  const tool = ToolName.safeParse(call.name);
+  if (!tool.success) return notInReview(call.name, policy, 'It is not a Stagecraft tool.');
+  const args = parseArguments(call.arguments);
+  if (args === null) return `tool_error: INVALID_ARGUMENTS\nthe arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}`;
+  try {
+    const result = await requester.request(
+      'tool.execute',
+      {
+        callId: qaCallId(request.runId, call.id),
+        runId: request.runId,
+        tool: tool.data,
+        arguments: args,
+        stage: 'qa_review',
+        userMode: request.userMode,
+        reasoningEnabled: request.reasoningEnabled,
+        projectRoot: request.projectRoot,
+      },
+      { correlationId: context.correlationId },
+    );
+    return result.output;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    if (code === 'FORBIDDEN_TOOL') return notInReview(call.name, policy, message ?? '');
+    return `tool_error: ${code ?? 'INTERNAL'}\n${message ?? String(error)}`;
+  }
+}

@@ -1,0 +1,2 @@
+/** Injection token for the ModelGateway the reviewer calls. */
+export const MODEL_GATEWAY = Symbol('MODEL_GATEWAY');
