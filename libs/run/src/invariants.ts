@@ -23,7 +23,9 @@ export function requestViolations(start: EventData<'RunStarted'>, draft: ModelRe
   if (offered.join(',') !== allowed.join(',')) problems.push(`tools [${offered.join(', ')}] differ from the ${policy.stage} policy [${allowed.join(', ')}]`);
   if (policy.reasoning.required && !draft.promptIds.some(isReasoningPrompt)) problems.push(`the ${policy.stage} stage requires reasoning but the prompt carries no reasoning instruction`);
   if (!policy.reasoning.required && draft.promptIds.some(isReasoningPrompt)) problems.push('the prompt asks for reasoning the user did not enable');
-  const polluted = draft.messages.findIndex((m) => m.role !== 'system' && containsReasoning(m.content));
+  // Reasoning is what the model wrote: only its own earlier messages could carry it back in.
+  // (Corrections describe the format, and a file the model read may mention the tag: neither is reasoning.)
+  const polluted = draft.messages.findIndex((m) => m.role === 'assistant' && containsReasoning(m.content));
   if (polluted >= 0) problems.push(`message ${polluted} carries full <ide_reasoning> from an earlier step`);
   return problems;
 }

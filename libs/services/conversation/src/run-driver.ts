@@ -217,6 +217,8 @@ async function review(ports: DriverPorts, log: RunLog): Promise<void> {
       userInput: start.userInput,
       answer: state.answer ?? '',
       projectRoot: start.projectRoot,
+      toolSummary: variables(state).tool_summary,
+      lastStepOutcome: variables(state).last_step_outcome,
     }));
   } catch (error) {
     // QA is advisory: without it the run still completes, and says why the review is missing.

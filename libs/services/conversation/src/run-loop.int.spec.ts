@@ -11,7 +11,7 @@ import { policyService } from '@stagecraft/policy-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaService } from '@stagecraft/qa-service';
+import { qaServiceWith } from '@stagecraft/qa-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
@@ -56,7 +56,7 @@ describe('a run, embedded', () => {
     writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
     const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
     host = await startHost({
-      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaService, memoryService],
+      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
       transport: 'inproc',
       store: `sqlite:${join(dir, 'events.db')}`,
       config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
