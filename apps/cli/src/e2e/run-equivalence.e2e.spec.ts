@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SERVICE_NAMES, StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
+import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
+import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { createOpenAiGateway } from '@stagecraft/model-gateway';
+import { conversationServiceWith } from '@stagecraft/conversation-service';
+import { memoryService } from '@stagecraft/memory-service';
+import { policyService } from '@stagecraft/policy-service';
+import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
+import { qaServiceWith } from '@stagecraft/qa-service';
+import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host, startHost } from '@stagecraft/service-shell';
+import { NatsServerHandle, ServiceProcess, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import pino from 'pino';
+
+/**
+ * The acceptance run of the run loop, twice: embedded (one process, in-process bus, sqlite) and
+ * distributed (six processes over a real nats-server, one shared sqlite file), against one scripted
+ * model. Both must store the same sequence of event types, and every request either sent the model
+ * must obey the invariants.
+ */
+
+const QA_REPORT = JSON.stringify({ verdict: 'pass', summary: 'The notes match the README.', findings: [] });
+const READ_ONLY = ['list_dir', 'read_file', 'search_code'];
+
+function agentScript(request: RecordedRequest): ScriptedReply {
+  const done = toolResultsIn(request.body);
+  switch (request.stage) {
+    case 'warmup':
+      return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
+    case 'act':
+    case 'tool_followup':
+      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }] };
+      return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md from the README.` };
+    case 'delivery_check':
+      return { content: `${microReasoning('hand over', 'DONE')}\nThe notes are written.` };
+    case 'qa_review':
+      return { content: `${microReasoning('report', 'DONE')}\n${QA_REPORT}` };
+    default:
+      return { status: 500, content: `unexpected stage ${request.stage}` };
+  }
+}
+
+interface RunResult {
+  runId: string;
+  conversationId: string;
+  end: StagecraftEvent;
+  stored: StagecraftEvent[];
+  project: string;
+}
+
+/** Subscribes to the run's live events before sending, so the end of the run cannot be missed. */
+async function runOnce(bus: MessageBus, requester: Requester, prefix: string, store: EventStore, project: string, userMode: UserMode = 'agent'): Promise<RunResult> {
+  const runId = `run-${randomUUID().slice(0, 8)}`;
+  let subscription: { unsubscribe(): void } | undefined;
+  const finished = new Promise<StagecraftEvent>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`run ${runId} did not end within 30 s`)), 30_000);
+    subscription = subscribeRunEvents(bus, prefix, runId, (e) => {
+      if (e.type === 'RunCompleted' || e.type === 'RunFailed') {
+        clearTimeout(timer);
+        resolve(e);
+      }
+    });
+  });
+  await bus.flush();
+  const { conversationId } = await requester.request('conversation.send', { runId, message: 'Write notes about this project', userMode, reasoningEnabled: true, projectRoot: project });
+  const end = await finished;
+  subscription?.unsubscribe();
+  const stored = (await store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
+  return { runId, conversationId, end, stored, project };
+}
+
+function newProject(dir: string, name: string): string {
+  const project = join(dir, name);
+  mkdirSync(project);
+  writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
+  return project;
+}
+
+describe('the same run, embedded and distributed', () => {
+  let server: ScriptedModelServer;
+  let dir: string;
+  let embedded: RunResult;
+  let distributed: RunResult;
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer({ script: agentScript });
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-equivalence-'));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('embedded: six services in one process, in-process bus, sqlite', () => {
+    let host: Host;
+
+    beforeAll(async () => {
+      const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+      host = await startHost({
+        definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+        transport: 'inproc',
+        store: `sqlite:${join(dir, 'embedded.db')}`,
+        config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
+      });
+    });
+
+    afterAll(async () => {
+      await host?.close();
+    });
+
+    it('completes the run', async () => {
+      embedded = await runOnce(host.ports.bus, host.ports.requester, 'stagecraft', host.ports.store!, newProject(dir, 'embedded-project'));
+      expect(embedded.end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+    });
+  });
+
+  describe('distributed: six processes over a real nats-server, one sqlite file', () => {
+    const prefix = 'equivalence';
+    let nats: NatsServerHandle;
+    let services: ServiceProcess[] = [];
+    let bus: MessageBus;
+    let requester: Requester;
+    let store: EventStore;
+
+    beforeAll(async () => {
+      nats = await startNatsServer();
+      const storePath = join(dir, 'distributed.db');
+      const ports = await Promise.all(SERVICE_NAMES.map(() => freePort()));
+      services = SERVICE_NAMES.map((name, i) =>
+        spawnApp(name, {
+          NATS_URL: nats.url,
+          STAGECRAFT_STORE: `sqlite:${storePath}`,
+          STAGECRAFT_SUBJECT_PREFIX: prefix,
+          STAGECRAFT_HEALTH_PORT: String(ports[i]),
+          STAGECRAFT_PROJECT_ROOT: dir,
+          OPENAI_BASE_URL: server.url,
+          OPENAI_API_KEY: 'test',
+          STAGECRAFT_MODEL: 'scripted',
+        }),
+      );
+      await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`)));
+      bus = await connectNatsBus(nats.url, 'equivalence-test');
+      requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
+      store = createSqliteEventStore({ path: storePath });
+    }, 60_000);
+
+    afterAll(async () => {
+      await bus?.close();
+      await store?.close();
+      const codes = await Promise.all(services.map((s) => s.stop()));
+      await nats?.stop();
+      expect(codes).toEqual(services.map(() => 0));
+    });
+
+    it('completes the run', async () => {
+      distributed = await runOnce(bus, requester, prefix, store, newProject(dir, 'distributed-project'));
+      const failure = distributed.end.type === 'RunFailed' ? { ...distributed.end.data, logs: services.map((s) => s.output()).join('\n') } : undefined;
+      expect(failure).toBeUndefined();
+      expect(distributed.end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+    });
+  });
+
+  describe('both runs', () => {
+    const both = () => [embedded, distributed].filter((r): r is RunResult => r !== undefined);
+    const requestsOf = (run: RunResult) => server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === run.runId);
+    const toolNames = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort();
+
+    it('ran in both deployments', () => {
+      expect(both()).toHaveLength(2);
+    });
+
+    it('stored the same sequence of event types', () => {
+      const types = (run: RunResult) => run.stored.map((e) => e.type);
+      expect(types(distributed)).toEqual(types(embedded));
+      expect(types(embedded).at(-1)).toBe('RunCompleted');
+      const stages = (run: RunResult) => run.stored.flatMap((e) => (e.type === 'StageEntered' ? [e.data.stage] : []));
+      expect(stages(embedded)).toEqual(['warmup', 'act', 'tool_followup', 'tool_followup', 'delivery_check', 'qa_review']);
+      expect(stages(distributed)).toEqual(stages(embedded));
+    });
+
+    it('read README.md and wrote NOTES.md in each project', () => {
+      for (const run of both()) {
+        const completed = run.stored.flatMap((e) => (e.type === 'ToolCallCompleted' ? [[e.data.tool, e.data.ok]] : []));
+        expect(completed).toEqual([['read_file', true], ['write_file', true]]);
+        const readResult = run.stored.find((e) => e.type === 'ToolCallCompleted' && e.data.tool === 'read_file');
+        expect(readResult?.type === 'ToolCallCompleted' && readResult.data.output).toContain('A tiny project.');
+        expect(readFileSync(join(run.project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
+      }
+    });
+
+    it('passed delivery and got a QA report', () => {
+      for (const run of both()) {
+        expect(run.stored.filter((e) => e.type === 'DeliveryChecked').map((e) => e.data)).toEqual([expect.objectContaining({ state: 'DONE' })]);
+        const qa = run.stored.find((e) => e.type === 'QAReportIssued');
+        expect(qa?.data).toMatchObject({ report: { verdict: 'pass', summary: 'The notes match the README.' } });
+      }
+    });
+
+    it('sent the three headers on every request', () => {
+      for (const run of both()) {
+        const requests = requestsOf(run);
+        for (const r of requests) {
+          expect({
+            run: r.headers['x-stagecraft-run-id'],
+            conversation: r.headers['x-stagecraft-conversation-id'],
+            stage: r.headers['x-stagecraft-stage'],
+          }).toEqual({ run: run.runId, conversation: run.conversationId, stage: expect.stringMatching(/^(warmup|act|tool_followup|delivery_check|qa_review)$/) });
+        }
+        expect(requests.map((r) => r.stage)).toEqual(['warmup', 'act', 'tool_followup', 'tool_followup', 'delivery_check', 'qa_review']);
+      }
+    });
+
+    it('offered no tools to the delivery check and only read-only tools to QA', () => {
+      for (const run of both()) {
+        const requests = requestsOf(run);
+        const delivery = requests.filter((r) => r.stage === 'delivery_check');
+        const qa = requests.filter((r) => r.stage === 'qa_review');
+        expect(delivery.length).toBeGreaterThan(0);
+        expect(qa.length).toBeGreaterThan(0);
+        for (const r of delivery) expect(r.body.tools ?? []).toEqual([]);
+        for (const r of qa) expect(toolNames(r)).toEqual(READ_ONLY);
+        for (const r of requests.filter((q) => q.stage === 'act' || q.stage === 'tool_followup')) expect(toolNames(r)).toEqual(expect.arrayContaining(['read_file', 'write_file']));
+      }
+    });
+
+    it('asked for reasoning in the system message of every step, and never carried reasoning anywhere else', () => {
+      for (const run of both()) {
+        for (const r of requestsOf(run)) {
+          const [system, ...rest] = r.body.messages as { role: string; content?: string | null }[];
+          expect({ stage: r.stage, role: system.role, asks: String(system.content).includes('<ide_reasoning>') }).toEqual({ stage: r.stage, role: 'system', asks: true });
+          const leaked = rest.filter((m) => String(m.content ?? '').includes('<ide_reasoning>'));
+          expect({ stage: r.stage, leaked }).toEqual({ stage: r.stage, leaked: [] });
+        }
+      }
+    });
+  });
+});
