@@ -8,6 +8,8 @@ export function cliConfig(flags: { natsUrl?: string; store?: string; prefix?: st
   if (flags.natsUrl) env['NATS_URL'] = flags.natsUrl;
   if (flags.store) env['STAGECRAFT_STORE'] = flags.store;
   if (flags.prefix !== undefined) env['STAGECRAFT_SUBJECT_PREFIX'] = flags.prefix;
+  // A terminal command prints its own progress: service logs only when asked for with LOG_LEVEL.
+  if (!env['LOG_LEVEL']) env['LOG_LEVEL'] = 'error';
   return loadShellConfig(env);
 }
 

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { freePort } from './nats-server';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
@@ -54,11 +55,14 @@ export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void
   throw new Error(`${url} not ready after ${timeoutMs} ms: ${last}`);
 }
 
+/** The CLI decides its own log level (quiet unless LOG_LEVEL is given): tests see what a user sees. */
+const withoutLogLevel = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'LOG_LEVEL'));
+
 /** Runs the built CLI to completion and returns what it printed. */
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'), ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...withoutLogLevel(process.env), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -68,4 +72,14 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`stagecraft ${args.join(' ')} timed out:\n${stdout}\n${stderr}`))), timeoutMs);
     child.once('exit', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
   });
+}
+
+export const SERVICE_APPS = ['conversation', 'policy', 'prompt-assembly', 'tool-execution', 'qa', 'memory'] as const;
+
+/** The distributed deployment for a test: six app processes, each ready (its `/readyz` answers) before this resolves. */
+export async function startServiceProcesses(env: (name: string, healthPort: number) => Record<string, string>): Promise<ServiceProcess[]> {
+  const ports = await Promise.all(SERVICE_APPS.map(() => freePort()));
+  const services = SERVICE_APPS.map((name, i) => spawnApp(name, env(name, ports[i])));
+  await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`)));
+  return services;
 }

@@ -35,8 +35,13 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+// Built once: every model request offers tools, and rendering JSON Schema is not free.
+const SPECS = Object.fromEntries(
+  ToolName.options.map((name) => [name, Object.freeze({ name, description: TOOLS[name].description, parameters: z.toJSONSchema(TOOLS[name].args, { io: 'input' }) as Record<string, unknown> })]),
+) as Record<ToolName, ToolSpec>;
+
 export function toolSpecs(names: readonly ToolName[] = ToolName.options): ToolSpec[] {
-  return names.map((name) => ({ name, description: TOOLS[name].description, parameters: z.toJSONSchema(TOOLS[name].args, { io: 'input' }) as Record<string, unknown> }));
+  return names.map((name) => SPECS[name]);
 }
 
 /** `read_file {path: string, startLine?: integer, …}`: what a model should have sent. */

@@ -29,7 +29,7 @@ const write = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
 export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & { failed: boolean }> {
-  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const logger = pino({ level: config.logLevel }, pino.destination(2));
   let bus: MessageBus;
   let close: () => Promise<void>;
   if (config.natsUrl) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { HealthReply, REQUEST_SUBJECTS, RequestSubject, SERVICE_NAMES, requestContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
-import { NatsServerHandle, ServiceProcess, freePort, runCli, spawnApp, startNatsServer, waitForHttp } from '@stagecraft/testing';
+import { NatsServerHandle, ServiceProcess, runCli, spawnApp, startNatsServer, startServiceProcesses } from '@stagecraft/testing';
 
 /**
  * The distributed deployment for real: six OS processes, one nats-server, one sqlite file, and
@@ -26,16 +26,12 @@ describe('six services as separate processes over NATS', () => {
     nats = await startNatsServer();
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-e2e-'));
     storePath = join(dir, 'events.db');
-    const ports = await Promise.all(SERVICE_NAMES.map(() => freePort()));
-    services = SERVICE_NAMES.map((name, i) =>
-      spawnApp(name, {
-        NATS_URL: nats.url,
-        STAGECRAFT_STORE: `sqlite:${storePath}`,
-        STAGECRAFT_SUBJECT_PREFIX: prefix,
-        STAGECRAFT_HEALTH_PORT: String(ports[i]),
-      }),
-    );
-    await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`)));
+    services = await startServiceProcesses((_name, healthPort) => ({
+      NATS_URL: nats.url,
+      STAGECRAFT_STORE: `sqlite:${storePath}`,
+      STAGECRAFT_SUBJECT_PREFIX: prefix,
+      STAGECRAFT_HEALTH_PORT: String(healthPort),
+    }));
     bus = await connectNatsBus(nats.url, 'e2e-test');
     requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 5000 });
     store = createSqliteEventStore({ path: storePath });

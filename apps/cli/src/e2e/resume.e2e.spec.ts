@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SERVICE_NAMES, StagecraftEvent, streams } from '@stagecraft/contracts';
+import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { NatsServerHandle, ServiceProcess, exitOf, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import { NatsServerHandle, ServiceProcess, exitOf, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, startServiceProcesses, toolResultsIn, waitForHttp } from '@stagecraft/testing';
 
 /**
  * Kills the conversation process in the middle of a run, starts a new one on the same log, and
@@ -85,9 +85,7 @@ describe('a conversation process killed in the middle of a run', () => {
     nats = await startNatsServer();
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-resume-'));
     storePath = join(dir, 'events.db');
-    const ports = await Promise.all(SERVICE_NAMES.map(() => freePort()));
-    services = SERVICE_NAMES.map((name, i) => spawnApp(name, env(ports[i])));
-    await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`)));
+    services = await startServiceProcesses((_name, healthPort) => env(healthPort));
     bus = await connectNatsBus(nats.url, 'resume-test');
     requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
     store = createSqliteEventStore({ path: storePath });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SERVICE_NAMES, StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
+import { StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
 import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
@@ -12,9 +12,9 @@ import { policyService } from '@stagecraft/policy-service';
 import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { qaServiceWith } from '@stagecraft/qa-service';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { RecordedRequest, ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { NatsServerHandle, ServiceProcess, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import { NatsServerHandle, ServiceProcess, readWriteAgentScript, startNatsServer, startServiceProcesses } from '@stagecraft/testing';
 import pino from 'pino';
 
 /**
@@ -24,27 +24,7 @@ import pino from 'pino';
  * must obey the invariants.
  */
 
-const QA_REPORT = JSON.stringify({ verdict: 'pass', summary: 'The notes match the README.', findings: [] });
 const READ_ONLY = ['list_dir', 'read_file', 'search_code'];
-
-function agentScript(request: RecordedRequest): ScriptedReply {
-  const done = toolResultsIn(request.body);
-  switch (request.stage) {
-    case 'warmup':
-      return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
-    case 'act':
-    case 'tool_followup':
-      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
-      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }] };
-      return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md from the README.` };
-    case 'delivery_check':
-      return { content: `${microReasoning('hand over', 'DONE')}\nThe notes are written.` };
-    case 'qa_review':
-      return { content: `${microReasoning('report', 'DONE')}\n${QA_REPORT}` };
-    default:
-      return { status: 500, content: `unexpected stage ${request.stage}` };
-  }
-}
 
 interface RunResult {
   runId: string;
@@ -89,7 +69,7 @@ describe('the same run, embedded and distributed', () => {
   let distributed: RunResult;
 
   beforeAll(async () => {
-    server = await startScriptedModelServer({ script: agentScript });
+    server = await startScriptedModelServer({ script: readWriteAgentScript });
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-equivalence-'));
   });
 
@@ -132,20 +112,16 @@ describe('the same run, embedded and distributed', () => {
     beforeAll(async () => {
       nats = await startNatsServer();
       const storePath = join(dir, 'distributed.db');
-      const ports = await Promise.all(SERVICE_NAMES.map(() => freePort()));
-      services = SERVICE_NAMES.map((name, i) =>
-        spawnApp(name, {
-          NATS_URL: nats.url,
-          STAGECRAFT_STORE: `sqlite:${storePath}`,
-          STAGECRAFT_SUBJECT_PREFIX: prefix,
-          STAGECRAFT_HEALTH_PORT: String(ports[i]),
-          STAGECRAFT_PROJECT_ROOT: dir,
-          OPENAI_BASE_URL: server.url,
-          OPENAI_API_KEY: 'test',
-          STAGECRAFT_MODEL: 'scripted',
-        }),
-      );
-      await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`)));
+      services = await startServiceProcesses((_name, healthPort) => ({
+        NATS_URL: nats.url,
+        STAGECRAFT_STORE: `sqlite:${storePath}`,
+        STAGECRAFT_SUBJECT_PREFIX: prefix,
+        STAGECRAFT_HEALTH_PORT: String(healthPort),
+        STAGECRAFT_PROJECT_ROOT: dir,
+        OPENAI_BASE_URL: server.url,
+        OPENAI_API_KEY: 'test',
+        STAGECRAFT_MODEL: 'scripted',
+      }));
       bus = await connectNatsBus(nats.url, 'equivalence-test');
       requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
       store = createSqliteEventStore({ path: storePath });

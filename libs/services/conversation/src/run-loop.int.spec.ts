@@ -14,33 +14,11 @@ import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { qaServiceWith } from '@stagecraft/qa-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
+import { readWriteAgentScript } from '@stagecraft/testing';
 import pino from 'pino';
 import { conversationServiceWith } from './index';
-
-const qaReport = JSON.stringify({ verdict: 'pass', summary: 'Notes match the README.', findings: [] });
-
-/** An agent that reads README.md, writes NOTES.md, and declares the work done. */
-function agentScript(request: RecordedRequest): ScriptedReply {
-  const done = toolResultsIn(request.body);
-  switch (request.stage) {
-    case 'warmup':
-      return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
-    case 'act':
-    case 'tool_followup':
-      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
-      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }] };
-      return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md from the README.` };
-    case 'delivery_check':
-      return { content: `${microReasoning('hand over', 'DONE')}\nThe notes are written.` };
-    case 'qa_review':
-      return { content: `${microReasoning('report', 'DONE')}\n${qaReport}` };
-    default:
-      return { status: 500 };
-  }
-}
 
 describe('a run, embedded', () => {
   let server: ScriptedModelServer;
@@ -49,7 +27,7 @@ describe('a run, embedded', () => {
   let project: string;
 
   beforeAll(async () => {
-    server = await startScriptedModelServer({ script: agentScript });
+    server = await startScriptedModelServer({ script: readWriteAgentScript });
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-'));
     project = join(dir, 'project');
     require('node:fs').mkdirSync(project);
