@@ -13,7 +13,9 @@ interface Responder {
  */
 export function createInprocBus(): MessageBus {
   const responders = new Map<string, Responder[]>();
-  const listeners = new Set<{ pattern: string; listener: BusListener }>();
+  // Exact subjects are looked up directly; only wildcard patterns are matched one by one.
+  const exact = new Map<string, Set<BusListener>>();
+  const wildcards = new Set<{ pattern: string; listener: BusListener }>();
   let turn = 0;
   let closed = false;
 
@@ -51,20 +53,35 @@ export function createInprocBus(): MessageBus {
     publish(subject, body, headers: Headers = {}) {
       if (closed) return;
       const message: BusMessage = { subject, body, headers };
-      for (const { pattern, listener } of listeners) {
+      for (const listener of exact.get(subject) ?? []) queueMicrotask(() => listener(message));
+      for (const { pattern, listener } of wildcards) {
         if (subjectMatches(pattern, subject)) queueMicrotask(() => listener(message));
       }
     },
     subscribe(pattern, listener): BusSubscription {
-      const entry = { pattern, listener };
-      listeners.add(entry);
-      return { unsubscribe: () => listeners.delete(entry) };
+      if (pattern.includes('*') || pattern.includes('>')) {
+        const entry = { pattern, listener };
+        wildcards.add(entry);
+        return { unsubscribe: () => wildcards.delete(entry) };
+      }
+      const set = exact.get(pattern) ?? new Set<BusListener>();
+      // A separate wrapper per subscription, so the same function subscribed twice is two subscriptions.
+      const own: BusListener = (m) => listener(m);
+      set.add(own);
+      exact.set(pattern, set);
+      return {
+        unsubscribe: () => {
+          set.delete(own);
+          if (set.size === 0 && exact.get(pattern) === set) exact.delete(pattern);
+        },
+      };
     },
     async flush() {},
     async close() {
       closed = true;
       responders.clear();
-      listeners.clear();
+      exact.clear();
+      wildcards.clear();
     },
   };
 }

@@ -28,18 +28,43 @@ export function canonicalJson(value: unknown): string {
 export const messageBody = (message: ChatMessage): string =>
   canonicalJson({ role: message.role, content: message.content, toolCalls: message.toolCalls, toolCallId: message.toolCallId });
 
+// A run sends its history again with every request: each message (and tool list) is serialised
+// and hashed once, the first time it is seen. Messages are immutable values, so identity is enough.
+const messageCache = new WeakMap<ChatMessage, { body: string; hash: string }>();
+const toolsCache = new WeakMap<ToolSpec[], string>();
+
+function hashedMessage(message: ChatMessage): { body: string; hash: string } {
+  let entry = messageCache.get(message);
+  if (!entry) {
+    const body = messageBody(message);
+    entry = { body, hash: sha256(body) };
+    messageCache.set(message, entry);
+  }
+  return entry;
+}
+
+function toolsJsonOf(tools: ToolSpec[]): string {
+  let json = toolsCache.get(tools);
+  if (json === undefined) {
+    json = canonicalJson(tools);
+    toolsCache.set(tools, json);
+  }
+  return json;
+}
+
 /**
  * Content-addresses a prompt. A run's requests repeat every earlier message, so storing whole
  * prompts would grow its log with the square of its length; storing only unseen bodies keeps it linear.
  */
 export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: ReadonlySet<string>): PromptHash {
-  const bodies = messages.map(messageBody);
-  const messageHashes = bodies.map(sha256);
+  const hashed = messages.map(hashedMessage);
+  const bodies = hashed.map((h) => h.body);
+  const messageHashes = hashed.map((h) => h.hash);
   const newBodies: Record<string, string> = {};
   bodies.forEach((body, i) => {
     if (!known.has(messageHashes[i])) newBodies[messageHashes[i]] = body;
   });
-  const toolsJson = canonicalJson(tools);
+  const toolsJson = toolsJsonOf(tools);
   const promptHash = sha256(`${messageHashes.join('\n')}\n${sha256(toolsJson)}`);
   const chars = bodies.reduce((sum, body) => sum + body.length, toolsJson.length);
   return { promptHash, messageHashes, newBodies, tokenEstimate: Math.ceil(chars / 4) };

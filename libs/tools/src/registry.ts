@@ -40,8 +40,17 @@ const SPECS = Object.fromEntries(
   ToolName.options.map((name) => [name, Object.freeze({ name, description: TOOLS[name].description, parameters: z.toJSONSchema(TOOLS[name].args, { io: 'input' }) as Record<string, unknown> })]),
 ) as Record<ToolName, ToolSpec>;
 
+const LISTS = new Map<string, ToolSpec[]>();
+
+/** The same names always give the same (frozen) list, so callers can cache by identity. */
 export function toolSpecs(names: readonly ToolName[] = ToolName.options): ToolSpec[] {
-  return names.map((name) => SPECS[name]);
+  const key = names.join(',');
+  let list = LISTS.get(key);
+  if (!list) {
+    list = Object.freeze(names.map((name) => SPECS[name])) as ToolSpec[];
+    LISTS.set(key, list);
+  }
+  return list;
 }
 
 /** `read_file {path: string, startLine?: integer, …}`: what a model should have sent. */
