@@ -31,6 +31,7 @@ program
       natsUrl: config.natsUrl,
       store: config.store,
       config,
+      env: process.env,
     });
     const names = host.running.services.map((s) => s.name).join(', ');
     process.stdout.write(`stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${config.natsUrl})` : ''}, store ${config.store}\n`);
@@ -52,7 +53,7 @@ program
   .action(async (flags: { natsUrl?: string; store?: string; timeout: number; json?: boolean }) => {
     const config = cliConfig(flags);
     // Without a NATS URL the command answers for the embedded system: all six services in this process.
-    const host = config.natsUrl ? null : await startHost({ definitions: allServices({ resume: false }), transport: 'inproc', store: config.store, config });
+    const host = config.natsUrl ? null : await startHost({ definitions: allServices({ resume: false }), transport: 'inproc', store: config.store, config, env: process.env });
     const bus = host ? host.ports.bus : await connectNatsBus(config.natsUrl as string, 'stagecraft-cli');
     const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: flags.timeout });
     const rows = await checkHealth(requester, flags.timeout);

@@ -8,7 +8,7 @@ const fail = (error: Error) => {
 };
 
 try {
-  void runServiceProcess(qaServiceFromEnv(process.env)).catch(fail);
+  void runServiceProcess(qaServiceFromEnv(process.env), process.env).catch(fail);
 } catch (error) {
   // A bad model setting names its variable; the stack would only bury it.
   process.stderr.write(`qa: ${(error as Error).message}\n`);

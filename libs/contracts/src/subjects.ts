@@ -21,6 +21,8 @@ import { QaReviewReply, QaReviewRequest } from './qa';
 import { ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
 
 export const DEFAULT_SUBJECT_PREFIX = 'stagecraft';
+/** Reported by every health reply; bumped with the contracts. */
+export const STAGECRAFT_VERSION = '0.1.0';
 
 interface RequestContract<Req extends z.ZodType, Rep extends z.ZodType> {
   owner: ServiceName;

@@ -6,7 +6,12 @@ import { ShellConfig } from './config';
 import { ShellPorts } from './ports';
 
 /** The one place where wall-clock time and random ids enter the system. */
-export function composePorts(bus: MessageBus, store: EventStore | null, config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>): ShellPorts {
+export function composePorts(
+  bus: MessageBus,
+  store: EventStore | null,
+  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>,
+  env: Readonly<Record<string, string | undefined>>,
+): ShellPorts {
   const newId = () => randomUUID();
   const clock = () => new Date();
   return {
@@ -18,5 +23,6 @@ export function composePorts(bus: MessageBus, store: EventStore | null, config: 
     requester: createRequester(bus, { prefix: config.prefix, newId, timeoutMs: config.requestTimeoutMs }),
     logger: pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination(2)),
     startedAt: clock(),
+    env,
   };
 }

@@ -13,6 +13,8 @@ export interface HostOptions {
   natsUrl?: string;
   store: string;
   config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>;
+  /** What the services may read from the environment; none unless the caller passes it. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Host {
@@ -32,7 +34,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     bus = createInprocBus();
   }
   const store: EventStore | null = definitions.some((d) => d.usesStore) ? await openEventStore(options.store) : null;
-  const ports = composePorts(bus, store, options.config);
+  const ports = composePorts(bus, store, options.config, options.env ?? {});
   const running = await startServices(definitions, ports);
   return {
     ports,

@@ -1,5 +1,5 @@
 import { Controller, Inject, Module, Type } from '@nestjs/common';
-import { HealthReply, ServiceName, healthSubject } from '@stagecraft/contracts';
+import { HealthReply, STAGECRAFT_VERSION, ServiceName, healthSubject } from '@stagecraft/contracts';
 import { Handles } from './handles';
 import type { ShellPorts } from './ports';
 import { SHELL_CONFIG } from './tokens';
@@ -8,7 +8,7 @@ export function healthReply(service: ServiceName, ports: ShellPorts, usesStore: 
   return {
     service,
     status: 'ok',
-    version: process.env['npm_package_version'] ?? '0.1.0',
+    version: STAGECRAFT_VERSION,
     pid: process.pid,
     uptimeMs: Math.max(0, ports.clock().getTime() - ports.startedAt.getTime()),
     transport: ports.bus.kind,

@@ -14,6 +14,8 @@ export interface ShellPorts {
   newId: NewId;
   logger: Logger;
   startedAt: Date;
+  /** The environment the composition root was given (apps pass `process.env`; tests usually pass none). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** What each service lib exports so that one process can host it alone or next to the others. */

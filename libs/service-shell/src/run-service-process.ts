@@ -10,7 +10,7 @@ import { startServices } from './start-services';
  * The whole life of one service in the distributed deployment: read the environment (a bad
  * variable stops the process with a message naming it), connect, serve, stop on SIGTERM.
  */
-export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined> = process.env): Promise<void> {
+export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined>): Promise<void> {
   let config;
   try {
     config = loadShellConfig(env);
@@ -21,7 +21,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   }
   const bus = await connectNatsBus(config.natsUrl, `stagecraft-${definition.name}`);
   const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
-  const ports = composePorts(bus, store, config);
+  const ports = composePorts(bus, store, config, env);
   const running = await startServices([definition], ports);
   const probes = config.healthPort > 0
     ? await startProbeServer(config.healthPort, async () => {

@@ -39,7 +39,7 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
   } else {
     const model = await chooseModel(process.env, logger);
     if (!flags.json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
-    const host = await startHost({ definitions: allServices({ gateway: model.gateway, resume: false }), transport: 'inproc', store: config.store, config });
+    const host = await startHost({ definitions: allServices({ gateway: model.gateway, resume: false }), transport: 'inproc', store: config.store, config, env: process.env });
     bus = host.ports.bus;
     close = async () => {
       await host.close();

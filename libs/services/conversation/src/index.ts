@@ -39,7 +39,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
         inject: [SHELL_CONFIG],
         useFactory: (shell: ShellPorts): ModelGateway => {
           if (options.gateway) return options.gateway;
-          const config = gatewayConfigFromEnv(process.env);
+          const config = gatewayConfigFromEnv(shell.env);
           return createOpenAiGateway({ ...config, logger: shell.logger });
         },
       },

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { loadPromptDirectory } from '@stagecraft/prompts';
-import { ServiceDefinition } from '@stagecraft/service-shell';
+import { SHELL_CONFIG, ServiceDefinition } from '@stagecraft/service-shell';
+import type { ShellPorts } from '@stagecraft/service-shell';
 import { loadWorkflowDirectory } from '@stagecraft/workflows';
 import { serviceContributors } from './contributors';
 import { PromptController } from './prompt.controller';
@@ -17,8 +18,8 @@ export const DEFAULT_WORKFLOWS_DIR = join(__dirname, '..', '..', '..', '..', 'wo
   controllers: [PromptController, WorkflowController],
   providers: [
     // Loaded and checked once at start-up: an unknown {{variable}} or a bad workflow file stops the service here, not mid-run.
-    { provide: PROMPT_REPOSITORY, useFactory: () => loadPromptDirectory(process.env['STAGECRAFT_PROMPTS_DIR'] || DEFAULT_PROMPTS_DIR) },
-    { provide: WORKFLOWS, useFactory: () => loadWorkflowDirectory(process.env['STAGECRAFT_WORKFLOWS_DIR'] || DEFAULT_WORKFLOWS_DIR) },
+    { provide: PROMPT_REPOSITORY, inject: [SHELL_CONFIG], useFactory: (shell: ShellPorts) => loadPromptDirectory(shell.env['STAGECRAFT_PROMPTS_DIR'] || DEFAULT_PROMPTS_DIR) },
+    { provide: WORKFLOWS, inject: [SHELL_CONFIG], useFactory: (shell: ShellPorts) => loadWorkflowDirectory(shell.env['STAGECRAFT_WORKFLOWS_DIR'] || DEFAULT_WORKFLOWS_DIR) },
     { provide: CONTRIBUTORS, useFactory: serviceContributors },
   ],
 })

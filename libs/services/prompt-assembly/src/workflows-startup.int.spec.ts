@@ -6,17 +6,13 @@ import { startHost } from '@stagecraft/service-shell';
 import { DEFAULT_WORKFLOWS_DIR, promptAssemblyService } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
-const start = () => startHost({ definitions: [promptAssemblyService], transport: 'inproc', store: 'memory:', config });
-
 let dir: string;
+const start = () => startHost({ definitions: [promptAssemblyService], transport: 'inproc', store: 'memory:', config, env: { STAGECRAFT_WORKFLOWS_DIR: dir } });
+
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'stagecraft-workflows-'));
-  process.env['STAGECRAFT_WORKFLOWS_DIR'] = dir;
 });
-afterEach(() => {
-  delete process.env['STAGECRAFT_WORKFLOWS_DIR'];
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const step = { id: 'ask', title: 'Ask', prompt: 'Describe the feature.' };
 const workflow = { id: 'spec', name: 'Spec', description: 'Writes a spec.', version: '1.0.0', steps: [step] };

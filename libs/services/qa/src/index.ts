@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DEFAULT_BASE_URL, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
 import type { GatewayConfig, ModelGateway } from '@stagecraft/model-gateway';
-import { LOGGER, ServiceDefinition } from '@stagecraft/service-shell';
+import { LOGGER, SHELL_CONFIG, ServiceDefinition } from '@stagecraft/service-shell';
+import type { ShellPorts } from '@stagecraft/service-shell';
 import type { Logger } from 'pino';
 import { QaController } from './qa.controller';
 import { MODEL_GATEWAY } from './tokens';
@@ -19,8 +20,8 @@ export interface QaServiceOptions {
   config?: GatewayConfig;
 }
 
-function gatewayFrom(config: GatewayConfig | undefined, logger: Logger): ModelGateway {
-  const settings = config ?? gatewayConfigFromEnv(process.env);
+function gatewayFrom(config: GatewayConfig | undefined, logger: Logger, env: ShellPorts['env']): ModelGateway {
+  const settings = config ?? gatewayConfigFromEnv(env);
   if (settings.apiKey === null && settings.baseURL === DEFAULT_BASE_URL) {
     logger.warn({ service: 'qa' }, 'no OPENAI_API_KEY is set: every review will report the model as unavailable');
   }
@@ -31,7 +32,7 @@ function gatewayFrom(config: GatewayConfig | undefined, logger: Logger): ModelGa
 export function qaModule(options: QaServiceOptions = {}): new () => unknown {
   const gateway = options.gateway
     ? { provide: MODEL_GATEWAY, useValue: options.gateway }
-    : { provide: MODEL_GATEWAY, useFactory: (logger: Logger) => gatewayFrom(options.config, logger), inject: [LOGGER] };
+    : { provide: MODEL_GATEWAY, useFactory: (logger: Logger, shell: ShellPorts) => gatewayFrom(options.config, logger, shell.env), inject: [LOGGER, SHELL_CONFIG] };
   @Module({ controllers: [QaController], providers: [gateway] })
   class QaModule {}
   return QaModule;
