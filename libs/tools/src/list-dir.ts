@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
@@ -17,7 +17,7 @@ const suffix: Record<WalkEntry['kind'], string> = { directory: '/', symlink: '@'
 export async function listDirTool(args: ListDirArgs, context: ToolContext): Promise<ToolOutcome> {
   const absolute = await resolveInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
-  const info = await stat(absolute).catch(() => null);
+  const info = statSync(absolute, { throwIfNoEntry: false });
   if (!info) throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `'${shown}' does not exist`, retry: "list the parent directory (or '.') to find the right name" });
   if (!info.isDirectory()) throw new ToolFailureError({ kind: 'NOT_A_DIRECTORY', problem: `'${shown}' is a file`, retry: `use read_file on '${shown}', or list_dir its directory` });
   const lines: string[] = [];

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
@@ -21,14 +21,15 @@ export type ReadFileArgs = z.infer<typeof ReadFileArgs>;
 export async function openTextFile(context: ToolContext, path: string, tool: string): Promise<{ absolute: string; shown: string; text: string }> {
   const absolute = await resolveInsideRoot(context.root, path);
   const shown = displayPath(context.root, absolute);
-  const info = await stat(absolute).catch(() => null);
+  const info = statSync(absolute, { throwIfNoEntry: false });
   if (!info) throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `'${shown}' does not exist`, retry: 'find the right path with list_dir or search_code, then retry with it' });
   if (info.isDirectory()) throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' is a directory`, retry: `use list_dir on '${shown}' to see its files, then ${tool} one of them` });
   if (!info.isFile()) throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' is not a regular file`, retry: 'retry with the path of a regular file' });
   if (info.size > LIMITS.readFileMaxSize) {
     throw new ToolFailureError({ kind: 'TOO_LARGE', problem: `'${shown}' is ${info.size} bytes, over the ${LIMITS.readFileMaxSize}-byte limit`, retry: 'use search_code to find the part you need' });
   }
-  const bytes = await readFile(absolute);
+  // At most readFileMaxSize bytes: reading synchronously is cheaper than a thread-pool round trip.
+  const bytes = readFileSync(absolute);
   if (looksBinary(bytes)) throw new ToolFailureError({ kind: 'BINARY_FILE', problem: `'${shown}' is a binary file`, retry: 'read a text file instead; binary content cannot be shown' });
   return { absolute, shown, text: bytes.toString('utf8') };
 }

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
@@ -15,7 +15,7 @@ export type WriteFileArgs = z.infer<typeof WriteFileArgs>;
 export async function writeFileTool(args: WriteFileArgs, context: ToolContext): Promise<ToolOutcome> {
   const absolute = await resolveInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
-  const existing = await stat(absolute).catch(() => null);
+  const existing = statSync(absolute, { throwIfNoEntry: false });
   if (existing && !existing.isFile()) {
     throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' exists and is not a regular file`, retry: 'choose a file path; write_file never replaces a directory' });
   }

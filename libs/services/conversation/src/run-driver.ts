@@ -1,8 +1,8 @@
-import { ChatMessage, ModelCallMeta, Stage, StagePolicy, StagecraftError, ToolSpec, toErrorReply } from '@stagecraft/contracts';
+import { ChatMessage, ModelCallMeta, Stage, StagePolicy, StagecraftError, StagecraftEvent, ToolSpec, toErrorReply } from '@stagecraft/contracts';
 import { formatContextId } from '@stagecraft/context';
 import { hashPrompt } from '@stagecraft/model-gateway';
 import { renderOutcome } from '@stagecraft/reasoning';
-import { OpenToolCall, PendingEvent, RunState, interpretResponse, nextStep, pending, requestViolations } from '@stagecraft/run';
+import { OpenToolCall, PendingEvent, RunState, evolveRun, interpretResponse, nextStep, pending, requestViolations } from '@stagecraft/run';
 import { toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
 import { RunLog } from './run-log';
@@ -135,20 +135,25 @@ async function callModel(ports: DriverPorts, log: RunLog): Promise<void> {
   }
   const meta: ModelCallMeta = { requestId, runId: start.runId, conversationId: start.conversationId, stage: policy.stage, userMode: start.userMode, reasoningEnabled: start.reasoningEnabled };
   const response = await ports.gateway.complete(meta, request.messages, request.tools);
-  await log.append([
-    pending('ModelResponded', {
-      requestId,
-      content: response.content,
-      toolCalls: response.toolCalls,
-      usage: response.usage,
-      latencyMs: response.latencyMs,
-      finishReason: response.finishReason,
-    }),
-  ]);
+  const responded = pending('ModelResponded', {
+    requestId,
+    content: response.content,
+    toolCalls: response.toolCalls,
+    usage: response.usage,
+    latencyMs: response.latencyMs,
+    finishReason: response.finishReason,
+  });
+  // The response and what it means are stored together: one append (and one commit) per model step.
+  const answered = evolveRun(state, { ...responded, metadata: { correlationId: requestId, occurredAt: ports.clock().toISOString() } } as StagecraftEvent);
+  await log.append([responded, ...(await interpretation(ports, answered))], requestId);
 }
 
+/** Only for a log that holds a response nobody interpreted yet (written before responses and their meaning were stored together). */
 async function interpret(ports: DriverPorts, log: RunLog): Promise<void> {
-  const state = log.state;
+  await log.append(await interpretation(ports, log.state), log.state.unprocessed?.requestId);
+}
+
+async function interpretation(ports: DriverPorts, state: RunState): Promise<PendingEvent[]> {
   const result = interpretResponse(state, ports.limits);
   const events = [...result.events];
   if (result.failure) {
@@ -160,11 +165,11 @@ async function interpret(ports: DriverPorts, log: RunLog): Promise<void> {
       instructions: [],
     });
     const content = `${system.trim()}\n\n(${result.correction.reason})`;
-    events.push(pending('MessageAppended', { messageId: `${log.runId}.msg${state.messageCount + events.filter((e) => e.type === 'MessageAppended').length + 1}`, role: 'user', content, instructions: [], intermediate: true, kind: 'correction', stage: state.stage ?? undefined }));
+    events.push(pending('MessageAppended', { messageId: `${state.start!.runId}.msg${state.messageCount + events.filter((e) => e.type === 'MessageAppended').length + 1}`, role: 'user', content, instructions: [], intermediate: true, kind: 'correction', stage: state.stage ?? undefined }));
   } else if (result.transition) {
     events.push(await stageEntered(ports, state, result.transition.stage, result.transition.iteration));
   }
-  await log.append(events, state.unprocessed?.requestId);
+  return events;
 }
 
 async function executeTool(ports: DriverPorts, log: RunLog, call: OpenToolCall): Promise<void> {

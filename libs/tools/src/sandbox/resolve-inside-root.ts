@@ -1,4 +1,4 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
 import { StagecraftError } from '@stagecraft/contracts';
 
@@ -13,6 +13,9 @@ export function isInside(root: string, candidate: string): boolean {
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
+// Path checks are synchronous on purpose: each is a metadata lookup of a few microseconds, while an
+// async call costs a thread-pool round trip (about 0.1 ms) that dominated a tool call's time.
+
 /**
  * The real location of the deepest part of `target` that exists, with the missing tail re-attached.
  * Checking that real location (not the spelled one) is what catches a symlinked file or parent
@@ -24,12 +27,12 @@ async function realLocation(target: string, requested: string): Promise<string> 
   let current = target;
   for (;;) {
     try {
-      return join(await realpath(current), ...missing);
+      return join(realpathSync(current), ...missing);
     } catch (error) {
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
     }
-    const link = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
-    if (link) throw forbidden(requested, `'${current}' is a symlink to '${await readlink(current)}', which does not exist`);
+    const link = lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    if (link) throw forbidden(requested, `'${current}' is a symlink to '${readlinkSync(current)}', which does not exist`);
     const parent = dirname(current);
     if (parent === current) return join(current, ...missing);
     missing.unshift(basename(current));
@@ -48,7 +51,7 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   if (isAbsolute(requestedPath) || win32.isAbsolute(requestedPath)) {
     throw forbidden(requestedPath, 'absolute paths are refused; give a path relative to the project root');
   }
-  const realRoot = await realpath(root);
+  const realRoot = realpathSync(root);
   const spelled = resolve(realRoot, requestedPath === '' ? '.' : requestedPath);
   if (!isInside(realRoot, spelled)) throw forbidden(requestedPath, 'it leaves the project root');
   const real = await realLocation(spelled, requestedPath);
