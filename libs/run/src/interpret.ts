@@ -101,7 +101,9 @@ export function interpretResponse(state: RunState, limits: RunLimits): Interpret
     const applied = applyInstructions(state.delegations, tags.requested, limits);
     events.push(assistant(tags.rest, []), ...applied.events);
     events.push(pending('MessageAppended', { messageId: messageId(), role: 'user', content: applied.notes.join('\n\n'), instructions: [], intermediate: true, kind: 'delegation', stage }));
-    return { events };
+    // A change of speaker is a new stage entry: the policy and context id follow the new delegation chain.
+    const changed = applied.events.some((e) => e.type === 'InstructionIssued' && e.data.accepted);
+    return changed ? { events, transition: { stage, iteration: state.iteration + 1 } } : { events };
   }
 
   events.push(assistant(visible, calls));

@@ -110,6 +110,7 @@ describe('interpretResponse', () => {
     const result = interpretResponse(given(started(), entered('act'), responded(`${micro()}\n<delegate-reasoning agent="reviewer">Review the diff carefully.</delegate-reasoning>`)), DEFAULT_RUN_LIMITS);
     expect(result.events.map((e) => e.type)).toEqual(['ReasoningRecorded', 'MessageAppended', 'InstructionIssued', 'MessageAppended']);
     expect(result.events[2].data).toMatchObject({ accepted: true, instruction: { kind: 'DelegateReasoning', agentType: 'reviewer', markIntermediate: true } });
+    expect(result.transition).toEqual({ stage: 'act', iteration: 1 });
     const delegated = given(started(), entered('act'), { ...(result.events[2] as StagecraftEvent), metadata } as StagecraftEvent, responded(`${micro()}\nLooking.`, [{ id: 'c', name: 'read_file', arguments: '{"path":"a"}' }]));
     const next = interpretResponse(delegated, DEFAULT_RUN_LIMITS);
     expect(next.events.find((e) => e.type === 'MessageAppended')?.data).toMatchObject({ intermediate: true, instructions: [{ kind: 'IntermediateReasoning' }] });

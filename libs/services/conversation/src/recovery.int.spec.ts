@@ -316,4 +316,73 @@ describe('failure recovery, embedded', () => {
       await rogue.close();
     }
   });
+
+  it('delegates to a specialist whose messages are intermediate, and takes its result back', async () => {
+    const SPECIALIST_PROMPT = 'You are a README reviewer. Read README.md and report one improvement.';
+    const result = await run((r) => {
+      const system = String(messagesOf(r)[0]?.content ?? '');
+      const delegated = system.includes('<delegate-reasoning>');
+      if ((r.stage === 'act' || r.stage === 'tool_followup') && !delegated && !messagesOf(r).some((m) => String(m.content ?? '').includes('returned control'))) {
+        return { content: `${microReasoning('delegate the review')}\n<delegate-reasoning agent="reviewer">${SPECIALIST_PROMPT}</delegate-reasoning>` };
+      }
+      if ((r.stage === 'act' || r.stage === 'tool_followup') && delegated) {
+        if (toolResultsIn(r.body) === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'spec_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+        return { content: `${microReasoning('hand back')}\n<return-control>Add a usage section.</return-control>` };
+      }
+      return wellBehaved(r, true);
+    });
+    expectCompleted(result);
+    const instructions = ofType(result.stored, 'InstructionIssued').map((e) => [e.data.instruction.kind, e.data.accepted]);
+    expect(instructions).toEqual([
+      ['DelegateReasoning', true],
+      ['IntermediateReasoning', true],
+      ['IntermediateReasoning', true],
+      ['ReturnControl', true],
+    ]);
+    const specialistStage = ofType(result.stored, 'StageEntered').find((e) => e.data.contextId.split('/')[1] === 'reviewer');
+    expect(specialistStage?.data.policy.delegation).toEqual({ depth: 1, chain: ['reviewer'] });
+    const specialistMessages = ofType(result.stored, 'MessageAppended').filter((e) => e.data.instructions.some((i) => i.kind === 'IntermediateReasoning'));
+    expect(specialistMessages.length).toBe(2);
+    expect(specialistMessages.every((m) => m.data.intermediate)).toBe(true);
+    // While delegated, the specialist's prompt is in the system prompt, and the instruction's XML line shows only its length.
+    const delegatedRequests = result.requests.filter((r) => String(messagesOf(r)[0]?.content ?? '').includes('<delegate-reasoning>'));
+    expect(delegatedRequests.length).toBe(2);
+    for (const r of delegatedRequests) {
+      const system = String(messagesOf(r)[0]?.content ?? '');
+      expect(system).toContain(`<delegate-reasoning>Specialist active (${SPECIALIST_PROMPT.length} chars)</delegate-reasoning>`);
+      expect(system).toContain(SPECIALIST_PROMPT);
+    }
+    const afterReturn = result.requests.find((r) => messagesOf(r).some((m) => String(m.content ?? '').includes('Add a usage section.')));
+    expect(afterReturn).toBeDefined();
+    expect(String(messagesOf(afterReturn!)[0]?.content ?? '')).not.toContain('<delegate-reasoning>');
+    expect(result.end).toMatchObject({ data: { answer: 'The work is done.' } });
+    expectSwitchesKept(result);
+  });
+
+  it('refuses a delegation loop (main → a → b → a) and delegation beyond the depth limit, each with an event', async () => {
+    const delegate = (agent: string) => ({ content: `${microReasoning(`delegate to ${agent}`)}\n<delegate-reasoning agent="${agent}">Work as ${agent}.</delegate-reasoning>` });
+    const result = await run((r) => {
+      if (r.stage !== 'act' && r.stage !== 'tool_followup') return wellBehaved(r, true);
+      const notes = messagesOf(r).map((m) => String(m.content ?? ''));
+      const refusals = notes.filter((n) => n.includes('refused')).length;
+      const accepted = notes.filter((n) => n.includes('Control is now with the specialist')).length;
+      if (accepted === 0) return delegate('a');
+      if (accepted === 1) return delegate('b');
+      if (refusals === 0) return delegate('a');
+      if (accepted === 2) return delegate('c');
+      if (refusals === 1) return delegate('d');
+      return wellBehaved(r, true);
+    });
+    expectCompleted(result);
+    const issued = ofType(result.stored, 'InstructionIssued').filter((e) => e.data.instruction.kind === 'DelegateReasoning');
+    expect(issued.map((e) => [(e.data.instruction as { agentType: string }).agentType, e.data.accepted])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['a', false],
+      ['c', true],
+      ['d', false],
+    ]);
+    expect(issued[2].data.reason).toBe('delegation loop main → a → b → a');
+    expect(issued[4].data.reason).toContain(`depth limit ${DEFAULT_RUN_LIMITS.maxDelegationDepth}`);
+  });
 });

@@ -8,6 +8,8 @@ import { DriverPorts } from './driver-ports';
 import { RunLog } from './run-log';
 
 const MAIN_AGENT = 'main';
+/** Folding ahead of an append only needs types and data; the metadata is added when the events are stored. */
+const PREVIEW_METADATA = { correlationId: 'preview', occurredAt: '1970-01-01T00:00:00.000Z' };
 
 /**
  * Runs one run to its end: ask `nextStep`, do that one thing, append what happened, repeat.
@@ -144,7 +146,7 @@ async function callModel(ports: DriverPorts, log: RunLog): Promise<void> {
     finishReason: response.finishReason,
   });
   // The response and what it means are stored together: one append (and one commit) per model step.
-  const answered = evolveRun(state, { ...responded, metadata: { correlationId: requestId, occurredAt: ports.clock().toISOString() } } as StagecraftEvent);
+  const answered = evolveRun(state, { ...responded, metadata: PREVIEW_METADATA } as StagecraftEvent);
   await log.append([responded, ...(await interpretation(ports, answered))], requestId);
 }
 
@@ -167,7 +169,9 @@ async function interpretation(ports: DriverPorts, state: RunState): Promise<Pend
     const content = `${system.trim()}\n\n(${result.correction.reason})`;
     events.push(pending('MessageAppended', { messageId: `${state.start!.runId}.msg${state.messageCount + events.filter((e) => e.type === 'MessageAppended').length + 1}`, role: 'user', content, instructions: [], intermediate: true, kind: 'correction', stage: state.stage ?? undefined }));
   } else if (result.transition) {
-    events.push(await stageEntered(ports, state, result.transition.stage, result.transition.iteration));
+    // The new stage is decided on the state these events lead to (a delegation changes who speaks next).
+    const after = events.reduce((s, e) => evolveRun(s, { ...e, metadata: PREVIEW_METADATA } as StagecraftEvent), state);
+    events.push(await stageEntered(ports, after, result.transition.stage, result.transition.iteration));
   }
   return events;
 }
