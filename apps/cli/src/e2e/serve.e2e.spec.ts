@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NatsServerHandle, REPO_ROOT, exitOf, runCli, startNatsServer } from '@stagecraft/testing';
+
+/** `stagecraft serve` hosting a subset of the services on NATS, seen by `stagecraft health` from another process. */
+describe('stagecraft serve --transport nats --services …', () => {
+  let nats: NatsServerHandle;
+  let dir: string;
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-serve-'));
+  });
+  afterAll(async () => {
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves exactly the services asked for, and stops cleanly on SIGTERM', async () => {
+    const store = `sqlite:${join(dir, 'events.db')}`;
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'), 'serve', '--transport', 'nats', '--nats-url', nats.url, '--services', 'policy,memory', '--store', store], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        if (stdout.includes('stagecraft serving')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${stdout}`)));
+    });
+    expect(stdout).toContain('stagecraft serving policy, memory on nats');
+
+    const { code, stdout: table } = await runCli(['health', '--nats-url', nats.url, '--json', '--timeout', '500']);
+    expect(code).toBe(1);
+    const rows = JSON.parse(table) as { service: string; up: boolean }[];
+    expect(rows.filter((r) => r.up).map((r) => r.service)).toEqual(['policy', 'memory']);
+
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('refuses an unknown service name', async () => {
+    const { code, stderr } = await runCli(['serve', '--services', 'policy,oracle']);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('unknown service(s) oracle');
+  });
+});
