@@ -1,18 +1,8 @@
+import { prng } from '@stagecraft/testing';
 import { PolicyDecideRequest, Stage, StagePolicy, UserMode } from '@stagecraft/contracts';
 import { decideStagePolicy } from './decide';
 import { toolClassOf } from './tool-classes';
 
-/** mulberry32: a tiny seeded generator, so a failing input can be replayed from the seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomRequest(next: () => number): PolicyDecideRequest {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];

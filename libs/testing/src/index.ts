@@ -1,3 +1,4 @@
 export * from './nats-server';
 export * from './processes';
 export * from './scripts';
+export * from './prng';

@@ -14,7 +14,7 @@ import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { qaServiceWith } from '@stagecraft/qa-service';
 import { RecordedRequest, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { NatsServerHandle, ServiceProcess, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import { NatsServerHandle, ServiceProcess, freePort, readWriteAgentScript, spawnApp, startNatsServer, waitForHttp } from '@stagecraft/testing';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import pino from 'pino';
 import { ms, percentile } from './stats';
@@ -52,24 +52,7 @@ const TARGET_MS: Record<string, number> = { embedded: 0.3, nats: 2 };
 const add = (totals: Map<string, number>, runId: string, spent: number) => totals.set(runId, (totals.get(runId) ?? 0) + spent);
 
 /** The acceptance agent with no model latency: warmup, read, write, answer, delivery DONE, QA pass. */
-function agentReply(request: RecordedRequest): ScriptedReply {
-  const done = toolResultsIn(request.body);
-  switch (request.stage) {
-    case 'warmup':
-      return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
-    case 'act':
-    case 'tool_followup':
-      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
-      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Notes.\n' } }] };
-      return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md.` };
-    case 'delivery_check':
-      return { content: `${microReasoning('hand over', 'DONE')}\nDone.` };
-    case 'qa_review':
-      return { content: `${microReasoning('report', 'DONE')}\n${JSON.stringify({ verdict: 'pass', summary: 'Fine.', findings: [] })}` };
-    default:
-      return { status: 500, content: `unexpected stage ${request.stage}` };
-  }
-}
+const agentReply = (request: RecordedRequest): ScriptedReply => readWriteAgentScript(request) as ScriptedReply;
 
 /** Times every call through the gateway, per run. */
 function timedGateway(inner: ModelGateway, spent: Map<string, number>): ModelGateway {
