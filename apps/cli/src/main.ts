@@ -6,6 +6,7 @@ import { connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { startHost } from '@stagecraft/service-shell';
 import { ChatFlags, chat } from './commands/chat';
 import { checkHealth, formatHealth } from './commands/health';
+import { replay } from './commands/replay';
 import { showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
@@ -94,6 +95,12 @@ runs
     const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json));
     process.exitCode = found ? 0 : 1;
   });
+
+program
+  .command('replay')
+  .description('rebuild every read model from the log (position zero) and save its checkpoint')
+  .addOption(storeOption())
+  .action(async (flags: { store?: string }) => replay(cliConfig(flags).store));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const reply = toErrorReply(error);

@@ -48,3 +48,26 @@ describe('stagecraft chat, embedded, without an API key', () => {
     expect(stderr).toContain('agent or chat');
   });
 });
+
+describe('stagecraft replay', () => {
+  it('rebuilds the active-runs read model from the log and saves its checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stagecraft-replay-'));
+    try {
+      const project = join(dir, 'p');
+      cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
+      const store = `sqlite:${join(dir, 'events.db')}`;
+      const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
+      expect((await runCli(['chat', 'hello', '--root', project, '--mode', 'chat', '--store', store], env, 60_000)).code).toBe(0);
+      const { code, stdout } = await runCli(['replay', '--store', store], env);
+      expect(code).toBe(0);
+      const row = stdout.split('\n').find((l) => l.startsWith('conversation-active-runs'));
+      expect(row).toBeDefined();
+      // One finished run: the read model has no active run, and the checkpoint sits past position zero.
+      const [, position, size] = row!.split(/\s{2,}/);
+      expect(Number(position)).toBeGreaterThan(0);
+      expect(size).toBe(`${JSON.stringify({ active: [] }).length} bytes`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

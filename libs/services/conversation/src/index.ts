@@ -11,6 +11,7 @@ import { DRIVER_PORTS, MODEL_GATEWAY, RUN_REGISTRY } from './tokens';
 
 export { RunRegistry } from './run-registry';
 export { RUN_REGISTRY } from './tokens';
+export { activeRunsProjection } from './active-runs';
 
 export interface ConversationOptions {
   /** A gateway built by the caller (the CLI points it at the scripted server); default: from OPENAI_* / STAGECRAFT_MODEL. */
