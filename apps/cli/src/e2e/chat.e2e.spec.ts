@@ -71,3 +71,28 @@ describe('stagecraft replay', () => {
     }
   });
 });
+
+describe('stagecraft chat --conversation', () => {
+  it('continues a conversation: the second run starts from the first turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stagecraft-turns-'));
+    try {
+      const project = join(dir, 'p');
+      cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
+      const store = `sqlite:${join(dir, 'events.db')}`;
+      const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
+      const first = await runCli(['chat', 'What does convert.js do?', '--root', project, '--mode', 'chat', '--json', '--store', store], env, 60_000);
+      const { conversationId, answer } = JSON.parse(first.stdout.trim().split('\n').at(-1)!);
+      const second = await runCli(['chat', 'And stats.js?', '--root', project, '--mode', 'chat', '--json', '--conversation', conversationId, '--store', store], env, 60_000);
+      const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.at(-1).conversationId).toBe(conversationId);
+      const messages = lines.filter((e) => e.type === 'MessageAppended').slice(0, 3).map((e) => [e.data.role, e.data.content]);
+      expect(messages).toEqual([
+        ['user', 'What does convert.js do?'],
+        ['assistant', answer],
+        ['user', 'And stats.js?'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
