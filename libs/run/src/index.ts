@@ -1,4 +1,4 @@
-export * from './run-view';
+
 export * from './run-state';
 export * from './limits';
 export * from './next-step';
@@ -7,3 +7,4 @@ export * from './interpret';
 export * from './invariants';
 export * from './instruction-tags';
 export * from './delegation';
+export * from './run-view';

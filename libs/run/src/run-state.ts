@@ -146,7 +146,7 @@ export function evolveRun(state: RunState, event: StagecraftEvent): RunState {
       return s;
     }
     case 'RunCompleted':
-      return { ...s, status: 'completed', deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState };
+      return { ...s, status: 'completed', answer: event.data.answer, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState };
     case 'RunFailed':
       return { ...s, status: 'failed' };
     case 'MemoryRetained':
