@@ -1,11 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { ConversationSendReply, ConversationSendRequest, StagecraftError, StagecraftEvent, streams } from '@stagecraft/contracts';
 import type { RequestContext } from '@stagecraft/messaging';
 import { pending } from '@stagecraft/run';
 import { Handles } from '@stagecraft/service-shell';
+import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
 import { RunLog } from './run-log';
 import type { RunRegistry } from './run-registry';
@@ -21,10 +20,9 @@ export class ConversationController {
   /** Starts a run and answers at once with its ids; progress follows on `run.<runId>.events`. */
   @Handles('conversation.send')
   async send(@Payload() request: ConversationSendRequest, @Ctx() context: RequestContext): Promise<ConversationSendReply> {
+    // Refused before anything is stored: a run must start in a directory that exists.
+    await checkProjectRoot(request.projectRoot);
     const { projectRoot } = request;
-    if (!isAbsolute(projectRoot) || !existsSync(projectRoot) || !statSync(projectRoot).isDirectory()) {
-      throw new StagecraftError('VALIDATION', 'projectRoot must be an existing absolute directory', [{ path: ['projectRoot'], message: `not a directory: ${projectRoot}` }]);
-    }
     const runId = request.runId ?? this.ports.newId();
     const conversationId = request.conversationId ?? this.ports.newId();
     const log = await RunLog.open(this.ports, runId, context.correlationId);
