@@ -93,4 +93,12 @@ describe('a run, embedded', () => {
     for (const tools of toolsOf('qa_review')) expect(tools).toEqual(['list_dir', 'read_file', 'search_code']);
     for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
   });
+
+  it('refuses a project root that does not exist, and stores nothing', async () => {
+    const runId = 'run-missing-root';
+    await expect(
+      host.ports.requester.request('conversation.send', { runId, message: 'hi', userMode: 'agent', reasoningEnabled: false, projectRoot: join(dir, 'nowhere') }),
+    ).rejects.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['projectRoot'] }] });
+    expect(await host.ports.store!.readStream(streams.run(runId))).toEqual([]);
+  });
 });
