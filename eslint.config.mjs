@@ -22,7 +22,7 @@ function boundaries({ forTests }) {
 }
 
 const rule = (forTests) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: boundaries({ forTests }) }];
-const testFiles = ['**/*.spec.ts', '**/*.contract.ts', '**/contract/**/*.ts'];
+const testFiles = ['**/*.spec.ts', '**/*.contract.ts', '**/contract/**/*.ts', '**/e2e/**/*.ts'];
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'reports/**', '.nx/**', '**/*.cjs', '**/*.mjs', '**/*.js'] },

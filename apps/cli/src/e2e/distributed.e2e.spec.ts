@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HealthReply, REQUEST_SUBJECTS, RequestSubject, SERVICE_NAMES, requestContracts, streams, withPrefix } from '@stagecraft/contracts';
-import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
-import { MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
-import { NatsServerHandle, ServiceProcess, runCli, spawnApp, startNatsServer, startServiceProcesses } from '@stagecraft/testing';
+import { EventStore } from '@stagecraft/event-store';
+import { MessageBus, Requester } from '@stagecraft/messaging';
+import { NatsServerHandle, ServiceProcess, runCli, spawnApp } from '@stagecraft/testing';
+import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
  * The distributed deployment for real: six OS processes, one nats-server, one sqlite file, and
@@ -13,6 +14,7 @@ import { NatsServerHandle, ServiceProcess, runCli, spawnApp, startNatsServer, st
  */
 describe('six services as separate processes over NATS', () => {
   const prefix = 'e2e';
+  let system: DistributedSystem;
   let nats: NatsServerHandle;
   let dir: string;
   let storePath: string;
@@ -23,26 +25,15 @@ describe('six services as separate processes over NATS', () => {
   let served: RequestSubject[];
 
   beforeAll(async () => {
-    nats = await startNatsServer();
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-e2e-'));
     storePath = join(dir, 'events.db');
-    services = await startServiceProcesses((_name, healthPort) => ({
-      NATS_URL: nats.url,
-      STAGECRAFT_STORE: `sqlite:${storePath}`,
-      STAGECRAFT_SUBJECT_PREFIX: prefix,
-      STAGECRAFT_HEALTH_PORT: String(healthPort),
-    }));
-    bus = await connectNatsBus(nats.url, 'e2e-test');
-    requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 5000 });
-    store = createSqliteEventStore({ path: storePath });
+    system = await startDistributedSystem({ prefix, storePath, timeoutMs: 5000 });
+    ({ nats, services, bus, requester, store } = system);
     served = await servedSubjects(bus);
   }, 60_000);
 
   afterAll(async () => {
-    await bus?.close();
-    await store?.close();
-    const codes = await Promise.all(services.map((s) => s.stop()));
-    await nats?.stop();
+    const codes: (number | null)[] = (await system?.stop()) ?? [];
     rmSync(dir, { recursive: true, force: true });
     expect(codes.every((c) => c === 0)).toBe(true);
   });

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StagecraftEvent, streams } from '@stagecraft/contracts';
-import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
-import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { EventStore } from '@stagecraft/event-store';
+import { MessageBus, Requester, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { NatsServerHandle, ServiceProcess, exitOf, freePort, macroReasoning, microReasoning, spawnApp, startNatsServer, startServiceProcesses, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import { ServiceProcess, exitOf, freePort, macroReasoning, microReasoning, spawnApp, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
  * Kills the conversation process in the middle of a run, starts a new one on the same log, and
@@ -50,7 +51,6 @@ const finish: ScriptedReply = { content: `${microReasoning('finish', 'DONE')}\nC
 describe('a conversation process killed in the middle of a run', () => {
   const prefix = 'resume';
   let server: ScriptedModelServer;
-  let nats: NatsServerHandle;
   let dir: string;
   let storePath: string;
   let services: ServiceProcess[] = [];
@@ -60,16 +60,7 @@ describe('a conversation process killed in the middle of a run', () => {
   const scripts = new Map<string, Script>();
   const attempts = new Map<string, number>();
 
-  const env = (healthPort: number): Record<string, string> => ({
-    NATS_URL: nats.url,
-    STAGECRAFT_STORE: `sqlite:${storePath}`,
-    STAGECRAFT_SUBJECT_PREFIX: prefix,
-    STAGECRAFT_HEALTH_PORT: String(healthPort),
-    STAGECRAFT_PROJECT_ROOT: dir,
-    OPENAI_BASE_URL: server.url,
-    OPENAI_API_KEY: 'test',
-    STAGECRAFT_MODEL: 'scripted',
-  });
+  let system: DistributedSystem;
 
   beforeAll(async () => {
     // Each run is answered by its own script; `attempt` counts how often the same step was asked.
@@ -82,20 +73,18 @@ describe('a conversation process killed in the middle of a run', () => {
         return scripts.get(runId)?.(r, attempt) ?? { status: 500, content: `no script for run ${runId}` };
       },
     });
-    nats = await startNatsServer();
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-resume-'));
     storePath = join(dir, 'events.db');
-    services = await startServiceProcesses((_name, healthPort) => env(healthPort));
-    bus = await connectNatsBus(nats.url, 'resume-test');
-    requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
-    store = createSqliteEventStore({ path: storePath });
+    system = await startDistributedSystem({
+      prefix,
+      storePath,
+      env: { STAGECRAFT_PROJECT_ROOT: dir, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted' },
+    });
+    ({ services, bus, requester, store } = system);
   }, 60_000);
 
   afterAll(async () => {
-    await bus?.close();
-    await store?.close();
-    await Promise.all(services.map((s) => s.stop()));
-    await nats?.stop();
+    await system?.stop();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -137,7 +126,7 @@ describe('a conversation process killed in the middle of a run', () => {
     expect(before).not.toContain('RunCompleted');
 
     const port = await freePort();
-    services[index] = spawnApp('conversation', env(port));
+    services[index] = spawnApp('conversation', system.envFor(port));
     await waitForHttp(`http://127.0.0.1:${port}/readyz`);
     const end = await Promise.race([finished, sleep(30_000, null, { ref: false })]);
     const logs = end?.type === 'RunCompleted' ? '' : services.map((s) => `--- ${s.name}\n${s.output()}`).join('\n');

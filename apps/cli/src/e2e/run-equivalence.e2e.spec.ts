@@ -14,7 +14,8 @@ import { qaServiceWith } from '@stagecraft/qa-service';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import { RecordedRequest, ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { NatsServerHandle, ServiceProcess, readWriteAgentScript, startNatsServer, startServiceProcesses } from '@stagecraft/testing';
+import { ServiceProcess, readWriteAgentScript } from '@stagecraft/testing';
+import { DistributedSystem, startDistributedSystem } from './distributed-system';
 import pino from 'pino';
 
 /**
@@ -103,35 +104,23 @@ describe('the same run, embedded and distributed', () => {
 
   describe('distributed: six processes over a real nats-server, one sqlite file', () => {
     const prefix = 'equivalence';
-    let nats: NatsServerHandle;
+    let system: DistributedSystem;
     let services: ServiceProcess[] = [];
     let bus: MessageBus;
     let requester: Requester;
     let store: EventStore;
 
     beforeAll(async () => {
-      nats = await startNatsServer();
-      const storePath = join(dir, 'distributed.db');
-      services = await startServiceProcesses((_name, healthPort) => ({
-        NATS_URL: nats.url,
-        STAGECRAFT_STORE: `sqlite:${storePath}`,
-        STAGECRAFT_SUBJECT_PREFIX: prefix,
-        STAGECRAFT_HEALTH_PORT: String(healthPort),
-        STAGECRAFT_PROJECT_ROOT: dir,
-        OPENAI_BASE_URL: server.url,
-        OPENAI_API_KEY: 'test',
-        STAGECRAFT_MODEL: 'scripted',
-      }));
-      bus = await connectNatsBus(nats.url, 'equivalence-test');
-      requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
-      store = createSqliteEventStore({ path: storePath });
+      system = await startDistributedSystem({
+        prefix,
+        storePath: join(dir, 'distributed.db'),
+        env: { STAGECRAFT_PROJECT_ROOT: dir, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted' },
+      });
+      ({ services, bus, requester, store } = system);
     }, 60_000);
 
     afterAll(async () => {
-      await bus?.close();
-      await store?.close();
-      const codes = await Promise.all(services.map((s) => s.stop()));
-      await nats?.stop();
+      const codes = await system?.stop();
       expect(codes).toEqual(services.map(() => 0));
     });
 
