@@ -5,7 +5,7 @@
  * or a factory. Checkpoints live in the same engine as the events and come with the store:
  * `store.checkpoints` (memory: a map; sqlite: the `checkpoints` table of the same file;
  * kurrentdb: the latest event of stream `checkpoint-<name>`). `startProjection(store,
- * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero.
+ * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero, `catchUpProjection` from its checkpoint.
  */
 export * from './port';
 export { ConcurrencyError, type ActualRevision } from './errors';
@@ -17,4 +17,4 @@ export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-strin
 export { openEventStore, parseEventStoreUrl, type EventStoreLocation } from './open-event-store';
 export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
 export { startProjection } from './projection/start-projection';
-export { rebuildProjection } from './projection/rebuild-projection';
+export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rebuildProjection } from '../projection/rebuild-projection';
+import { catchUpProjection, rebuildProjection } from '../projection/rebuild-projection';
 import { startProjection } from '../projection/start-projection';
 import type { Projection, ProjectionUpdate } from '../projection/projection';
 import type { EventStore } from '../port';
@@ -84,6 +84,21 @@ export function checkpointAndProjectionContract(ctx: ContractContext): void {
       const state = await rebuildProjection(store, projection, { checkpoints: store.checkpoints });
       expect(state.perStream).toEqual({ [stream]: 4 });
       expect((await store.checkpoints.load(projection.name))?.state).toEqual(state);
+    });
+
+    it('catches up from its checkpoint, folding only what came after it', async () => {
+      const store = ctx.store();
+      const type = uniqueType('CaughtUp');
+      const projection = seenProjection(`contract-${randomUUID()}`, [type]);
+      const stream = uniqueStream('catchup');
+      await store.appendToStream(stream, newEvents(3, type));
+      expect((await catchUpProjection(store, store.checkpoints, projection)).perStream).toEqual({ [stream]: 3 });
+      await store.appendToStream(stream, newEvents(2, type));
+      // A checkpoint saved with a marker shows the second catch-up started from it, not from zero.
+      const saved = await store.checkpoints.load<SeenModel>(projection.name);
+      await store.checkpoints.save(projection.name, saved!.position, { ...saved!.state, perStream: { marker: 1 } });
+      expect((await catchUpProjection(store, store.checkpoints, projection)).perStream).toEqual({ marker: 1, [stream]: 2 });
+      expect((await store.checkpoints.load(projection.name))?.state).toMatchObject({ perStream: { marker: 1, [stream]: 2 } });
     });
   });
 }

@@ -1,5 +1,5 @@
 import { EventOf, StagecraftEvent, streams, toErrorReply } from '@stagecraft/contracts';
-import { rebuildProjection } from '@stagecraft/event-store';
+import { catchUpProjection } from '@stagecraft/event-store';
 import { activeRunsProjection } from './active-runs';
 import { DriverPorts } from './driver-ports';
 import { driveRun } from './run-driver';
@@ -24,7 +24,8 @@ export class RunRegistry {
   }
 
   async resumeUnfinished(): Promise<string[]> {
-    const { active } = await rebuildProjection(this.ports.store, activeRunsProjection);
+    // From the saved checkpoint: a restart reads only what was appended since the last one.
+    const { active } = await catchUpProjection(this.ports.store, this.ports.store.checkpoints, activeRunsProjection);
     for (const runId of active) {
       if (this.closed) break;
       this.ports.logger.info({ runId }, 'resuming unfinished run');
