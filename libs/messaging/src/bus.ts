@@ -17,8 +17,23 @@ export interface BusSubscription {
   unsubscribe(): void;
 }
 
+/** A request handled in the caller's own process: the value itself, no text in between. */
+export type LocalResponder = (value: unknown, headers: Headers) => Promise<unknown>;
+
+/**
+ * Only an in-process bus has one: requests between services in one process skip JSON both ways.
+ * The handler side still validates the request and the reply, and zod's parse builds new objects and
+ * arrays, so caller and handler share no container (values typed `unknown` in a contract aside).
+ */
+export interface LocalDispatch {
+  respond(subject: string, responder: LocalResponder): BusSubscription;
+  /** The next responder for `subject` (round robin, like a queue group), if any serves it here. */
+  find(subject: string): LocalResponder | undefined;
+}
+
 export interface MessageBus {
   readonly kind: 'inproc' | 'nats';
+  readonly local?: LocalDispatch;
   request(subject: string, body: string, options: { headers?: Headers; timeoutMs: number }): Promise<BusMessage>;
   /** Serves requests; several responders with the same queue share the load, one answers each request. */
   respond(subject: string, queue: string, responder: BusResponder): BusSubscription;

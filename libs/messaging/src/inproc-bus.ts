@@ -1,54 +1,59 @@
-import { BusListener, BusMessage, BusResponder, BusSubscription, Headers, MessageBus } from './bus';
-import { NoRespondersError, RequestTimeoutError } from './errors';
+import { BusListener, BusMessage, BusResponder, BusSubscription, Headers, LocalDispatch, LocalResponder, MessageBus } from './bus';
+import { NoRespondersError } from './errors';
 import { subjectMatches } from './subject-match';
+import { withinTimeout } from './timeout';
 
 interface Responder {
   queue: string;
   responder: BusResponder;
 }
 
+/** Several responders on one subject take turns, as a NATS queue group does. */
+function roundRobin<T>() {
+  const entries = new Map<string, T[]>();
+  let turn = 0;
+  return {
+    add(subject: string, entry: T): BusSubscription {
+      entries.set(subject, [...(entries.get(subject) ?? []), entry]);
+      return { unsubscribe: () => entries.set(subject, (entries.get(subject) ?? []).filter((e) => e !== entry)) };
+    },
+    pick(subject: string): T | undefined {
+      const group = entries.get(subject);
+      return group && group.length > 0 ? group[turn++ % group.length] : undefined;
+    },
+    clear: () => entries.clear(),
+  };
+}
+
 /**
- * The embedded transport: one process, same subjects and JSON bodies as NATS.
- * Bodies stay strings end to end, so no object is ever shared between caller and handler.
+ * The embedded transport: one process, same subjects and JSON bodies as NATS. Bodies stay strings,
+ * so no object is shared between caller and handler; request/reply between services also has the
+ * `local` lane, where the handler's own validation does the copying instead of JSON.
  */
 export function createInprocBus(): MessageBus {
-  const responders = new Map<string, Responder[]>();
+  const responders = roundRobin<Responder>();
+  const locals = roundRobin<LocalResponder>();
   // Exact subjects are looked up directly; only wildcard patterns are matched one by one.
   const exact = new Map<string, Set<BusListener>>();
   const wildcards = new Set<{ pattern: string; listener: BusListener }>();
-  let turn = 0;
   let closed = false;
 
-  const pick = (subject: string): Responder | undefined => {
-    const group = responders.get(subject);
-    if (!group || group.length === 0) return undefined;
-    return group[turn++ % group.length];
+  const local: LocalDispatch = {
+    respond: (subject, responder) => locals.add(subject, responder),
+    find: (subject) => (closed ? undefined : locals.pick(subject)),
   };
 
   return {
     kind: 'inproc',
+    local,
     async request(subject, body, { headers = {}, timeoutMs }) {
-      const target = closed ? undefined : pick(subject);
+      const target = closed ? undefined : responders.pick(subject);
       if (!target) throw new NoRespondersError(subject);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RequestTimeoutError(subject, timeoutMs)), timeoutMs);
-      });
-      try {
-        const reply = await Promise.race([target.responder({ subject, body, headers }), timeout]);
-        return { subject, body: reply.body, headers: reply.headers ?? {} };
-      } finally {
-        clearTimeout(timer);
-      }
+      const reply = await withinTimeout(subject, timeoutMs, target.responder({ subject, body, headers }));
+      return { subject, body: reply.body, headers: reply.headers ?? {} };
     },
     respond(subject, queue, responder) {
-      const entry = { queue, responder };
-      responders.set(subject, [...(responders.get(subject) ?? []), entry]);
-      return {
-        unsubscribe: () => {
-          responders.set(subject, (responders.get(subject) ?? []).filter((r) => r !== entry));
-        },
-      };
+      return responders.add(subject, { queue, responder });
     },
     publish(subject, body, headers: Headers = {}) {
       if (closed) return;
@@ -80,6 +85,7 @@ export function createInprocBus(): MessageBus {
     async close() {
       closed = true;
       responders.clear();
+      locals.clear();
       exact.clear();
       wildcards.clear();
     },

@@ -11,7 +11,8 @@ import {
   toErrorReply,
   withPrefix,
 } from '@stagecraft/contracts';
-import { BusSubscription, HEADER, MessageBus } from './bus';
+import { BusSubscription, HEADER, Headers, MessageBus } from './bus';
+import { withinTimeout } from './timeout';
 
 export interface RequestContext {
   subject: RequestSubject;
@@ -61,9 +62,25 @@ export async function handleRequest<S extends RequestSubject>(
   body: string,
   context: RequestContext,
 ): Promise<ReplyEnvelope<ReplyOf<S>>> {
+  let value: unknown;
+  try {
+    value = parseBody(body);
+  } catch (error) {
+    return fail(error);
+  }
+  return handleValue(subject, handler, value, context);
+}
+
+/** The same edge for a request that arrives as a value (in-process): the schema's parse is the copy. */
+export async function handleValue<S extends RequestSubject>(
+  subject: S,
+  handler: RequestHandler<S>,
+  value: unknown,
+  context: RequestContext,
+): Promise<ReplyEnvelope<ReplyOf<S>>> {
   const contract = requestContracts[subject];
   try {
-    const parsed = contract.request.safeParse(parseBody(body));
+    const parsed = contract.request.safeParse(value);
     if (!parsed.success) throw new StagecraftError('VALIDATION', `invalid ${subject} request`, issuesFromZod(parsed.error));
     const reply = await handler(parsed.data as ParsedRequestOf<S>, context);
     const checked = contract.reply.safeParse(reply);
@@ -74,15 +91,21 @@ export async function handleRequest<S extends RequestSubject>(
   }
 }
 
+function contextOf(subject: RequestSubject, headers: Headers, newId: () => string): RequestContext {
+  return { subject, correlationId: headers[HEADER.correlationId] || newId(), causationId: headers[HEADER.causationId] };
+}
+
 export function serveRequests(bus: MessageBus, handlers: RequestHandlers, options: ServeOptions): BusSubscription {
-  const subscriptions = (Object.keys(handlers) as RequestSubject[]).map((subject) => {
+  const subscriptions = (Object.keys(handlers) as RequestSubject[]).flatMap((subject) => {
     const handler = handlers[subject] as RequestHandler<typeof subject>;
-    return bus.respond(withPrefix(options.prefix, subject), options.queue ?? requestContracts[subject].owner, async (message) => {
-      const correlationId = message.headers[HEADER.correlationId] || options.newId();
-      const causationId = message.headers[HEADER.causationId];
-      const envelope = await handleRequest(subject, handler, message.body, { subject, correlationId, causationId });
-      return { body: JSON.stringify(envelope), headers: { [HEADER.correlationId]: correlationId } };
+    const subjectName = withPrefix(options.prefix, subject);
+    const remote = bus.respond(subjectName, options.queue ?? requestContracts[subject].owner, async (message) => {
+      const context = contextOf(subject, message.headers, options.newId);
+      const envelope = await handleRequest(subject, handler, message.body, context);
+      return { body: JSON.stringify(envelope), headers: { [HEADER.correlationId]: context.correlationId } };
     });
+    const local = bus.local?.respond(subjectName, (value, headers) => handleValue(subject, handler, value, contextOf(subject, headers, options.newId)));
+    return local ? [remote, local] : [remote];
   });
   return { unsubscribe: () => subscriptions.forEach((s) => s.unsubscribe()) };
 }
@@ -102,11 +125,14 @@ export function createRequester(bus: MessageBus, options: { prefix: string; newI
     async request(subject, data, { correlationId, causationId, timeoutMs } = {}) {
       const headers: Record<string, string> = { [HEADER.correlationId]: correlationId ?? options.newId() };
       if (causationId) headers[HEADER.causationId] = causationId;
-      const reply = await bus.request(withPrefix(options.prefix, subject), JSON.stringify(data), {
-        headers,
-        timeoutMs: timeoutMs ?? options.timeoutMs ?? 10_000,
-      });
-      const envelope = JSON.parse(reply.body) as ReplyEnvelope<ReplyOf<typeof subject>>;
+      const name = withPrefix(options.prefix, subject);
+      const limit = timeoutMs ?? options.timeoutMs ?? 10_000;
+      const local = bus.local?.find(name);
+      const envelope = (
+        local
+          ? await withinTimeout(name, limit, local(data, headers))
+          : JSON.parse((await bus.request(name, JSON.stringify(data), { headers, timeoutMs: limit })).body)
+      ) as ReplyEnvelope<ReplyOf<typeof subject>>;
       if (!envelope.ok) throw new RemoteError(subject, envelope.error);
       return envelope.data;
     },

@@ -6,6 +6,7 @@ import { pending } from '@stagecraft/run';
 import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
+import { settledOrFailed } from './run-driver';
 import { RunLog } from './run-log';
 import type { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
@@ -32,11 +33,13 @@ export class ConversationController {
     const history = earlier.flatMap((e, i) =>
       e.type === 'MessageAppended' ? [pending('MessageAppended', { ...e.data, messageId: `${runId}.prior${i + 1}`, intermediate: false })] : [],
     );
-    await log.append([
+    const started = [
       pending('RunStarted', { runId, conversationId, userMode: request.userMode, reasoningEnabled: request.reasoningEnabled, userInput: request.message, projectRoot }),
       ...history,
       pending('MessageAppended', { messageId: `${runId}.input`, role: 'user', content: request.message, instructions: [], intermediate: false, kind: 'user_input' }),
-    ]);
+    ];
+    // The first stage is entered in the same commit.
+    await log.append(await settledOrFailed(this.ports, log.state, started));
     void this.registry.drive(log);
     return { runId, conversationId };
   }

@@ -2,7 +2,7 @@ import { ChatMessage, ModelCallMeta, Stage, StagePolicy, StagecraftError, Stagec
 import { formatContextId } from '@stagecraft/context';
 import { hashPrompt } from '@stagecraft/model-gateway';
 import { renderOutcome } from '@stagecraft/reasoning';
-import { OpenToolCall, PendingEvent, RunState, evolveRun, interpretResponse, nextStep, pending, requestViolations } from '@stagecraft/run';
+import { OpenToolCall, PendingEvent, RunState, RunStep, evolveRun, interpretResponse, nextStep, pending, requestViolations } from '@stagecraft/run';
 import { toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
 import { RunLog } from './run-log';
@@ -11,47 +11,92 @@ const MAIN_AGENT = 'main';
 /** Folding ahead of an append only needs types and data; the metadata is added when the events are stored. */
 const PREVIEW_METADATA = { correlationId: 'preview', occurredAt: '1970-01-01T00:00:00.000Z' };
 
+interface Batch {
+  events: PendingEvent[];
+  causationId?: string;
+}
+
 /**
  * Runs one run to its end: ask `nextStep`, do that one thing, append what happened, repeat.
  * Everything it needs to continue is in the log, so a restarted process picks up where it stopped.
+ * Each append is one step with an effect (a model call, a tool call, a review) together with the
+ * steps that follow from it without one (entering the next stage, completing): one commit a step.
  */
 export async function driveRun(ports: DriverPorts, log: RunLog): Promise<void> {
   for (;;) {
     const step = nextStep(log.state, ports.limits);
     if (step.kind === 'finished') return;
+    let batch: Batch;
     try {
-      switch (step.kind) {
-        case 'enter_stage':
-          await log.append([await stageEntered(ports, log.state, step.stage, step.iteration)]);
-          break;
-        case 'call_model':
-          await callModel(ports, log);
-          break;
-        case 'interpret':
-          await interpret(ports, log);
-          break;
-        case 'execute_tool':
-          await executeTool(ports, log, step.call);
-          break;
-        case 'review':
-          await review(ports, log);
-          break;
-        case 'complete':
-          await log.append([pending('RunCompleted', { deliveryState: log.state.deliveryState ?? 'NEEDS_WORK', answer: log.state.answer ?? '' })]);
-          break;
-        default: {
-          const unreachable: never = step;
-          throw new Error(`unknown step ${JSON.stringify(unreachable)}`);
-        }
-      }
+      batch = await perform(ports, log.state, step);
+      batch.events = await settled(ports, log.state, batch.events);
     } catch (error) {
-      const reply = toErrorReply(error);
-      if (reply.code === 'CONFLICT') throw error; // another writer owns this run now
-      ports.logger.error({ runId: log.runId, stage: log.state.stage, code: reply.code, err: reply.message }, 'run failed');
-      await log.append([pending('RunFailed', { code: reply.code, reason: reply.message, stage: log.state.stage ?? undefined })]);
-      return;
+      batch = { events: [runFailed(ports, log.state, error)] };
+    }
+    await log.append(batch.events, batch.causationId);
+  }
+}
+
+async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunStep, { kind: 'finished' }>): Promise<Batch> {
+  switch (step.kind) {
+    case 'enter_stage':
+      return { events: [await stageEntered(ports, state, step.stage, step.iteration)] };
+    case 'call_model':
+      return callModel(ports, state);
+    case 'interpret':
+      // Only for a log that holds a response nobody interpreted yet (written before responses and their meaning were stored together).
+      return { events: await interpretation(ports, state), causationId: state.unprocessed?.requestId };
+    case 'execute_tool':
+      return executeTool(ports, state, step.call);
+    case 'review':
+      return { events: [await review(ports, state)] };
+    case 'complete':
+      return { events: [completed(state)] };
+    default: {
+      const unreachable: never = step;
+      throw new Error(`unknown step ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+const preview = (state: RunState, events: PendingEvent[]): RunState =>
+  events.reduce((s, e) => evolveRun(s, { ...e, metadata: PREVIEW_METADATA } as StagecraftEvent), state);
+
+const completed = (state: RunState): PendingEvent => pending('RunCompleted', { deliveryState: state.deliveryState ?? 'NEEDS_WORK', answer: state.answer ?? '' });
+
+/**
+ * `events`, then the steps they lead to that have no effect of their own: entering the next stage
+ * (a policy decision) and completing. The steps `nextStep` would give one by one, in the same commit.
+ */
+export async function settled(ports: DriverPorts, state: RunState, events: PendingEvent[]): Promise<PendingEvent[]> {
+  const all = [...events];
+  let after = preview(state, events);
+  for (;;) {
+    const step = nextStep(after, ports.limits);
+    let next: PendingEvent;
+    if (step.kind === 'enter_stage') next = await stageEntered(ports, after, step.stage, step.iteration);
+    else if (step.kind === 'complete') next = completed(after);
+    else return all;
+    all.push(next);
+    after = preview(after, [next]);
+  }
+}
+
+/** For the batch that starts a run: a first stage that cannot be entered fails the run it started. */
+export async function settledOrFailed(ports: DriverPorts, state: RunState, events: PendingEvent[]): Promise<PendingEvent[]> {
+  try {
+    return await settled(ports, state, events);
+  } catch (error) {
+    return [...events, runFailed(ports, preview(state, events), error)];
+  }
+}
+
+/** Any failure but a lost race ends the run with an event that says why. */
+function runFailed(ports: DriverPorts, state: RunState, error: unknown): PendingEvent {
+  const reply = toErrorReply(error);
+  if (reply.code === 'CONFLICT') throw error; // another writer owns this run now
+  ports.logger.error({ runId: state.start?.runId, stage: state.stage, code: reply.code, err: reply.message }, 'run failed');
+  return pending('RunFailed', { code: reply.code, reason: reply.message, stage: state.stage ?? undefined });
 }
 
 function activeAgent(state: RunState): string {
@@ -110,8 +155,11 @@ async function buildRequest(ports: DriverPorts, state: RunState): Promise<{ mess
   return { messages: [{ role: 'system', content: assembled.system }, ...state.history], tools, promptIds: assembled.promptIds };
 }
 
-async function callModel(ports: DriverPorts, log: RunLog): Promise<void> {
-  const state = log.state;
+/**
+ * One model step, stored as one append: what was asked (prompt bodies by hash), what came back and
+ * what it means. A crash during the call leaves no trace of it, and the restarted run asks again.
+ */
+async function callModel(ports: DriverPorts, state: RunState): Promise<Batch> {
   const start = state.start!;
   const policy = state.policy!;
   const request = await buildRequest(ports, state);
@@ -119,9 +167,10 @@ async function callModel(ports: DriverPorts, log: RunLog): Promise<void> {
   if (violations.length > 0) throw new StagecraftError('INVARIANT_VIOLATION', violations.join('; '));
 
   const requestId = state.pending?.requestId ?? `${start.runId}.m${state.modelRequests + 1}`;
+  const events: PendingEvent[] = [];
   if (!state.pending) {
     const hashed = hashPrompt(request.messages, request.tools, new Set(state.knownBodies));
-    await log.append([
+    events.push(
       pending('ModelRequested', {
         requestId,
         stage: policy.stage,
@@ -133,26 +182,27 @@ async function callModel(ports: DriverPorts, log: RunLog): Promise<void> {
         messageHashes: hashed.messageHashes,
         newBodies: hashed.newBodies,
       }),
-    ]);
+    );
   }
   const meta: ModelCallMeta = { requestId, runId: start.runId, conversationId: start.conversationId, stage: policy.stage, userMode: start.userMode, reasoningEnabled: start.reasoningEnabled };
-  const response = await ports.gateway.complete(meta, request.messages, request.tools);
-  const responded = pending('ModelResponded', {
-    requestId,
-    content: response.content,
-    toolCalls: response.toolCalls,
-    usage: response.usage,
-    latencyMs: response.latencyMs,
-    finishReason: response.finishReason,
-  });
-  // The response and what it means are stored together: one append (and one commit) per model step.
-  const answered = evolveRun(state, { ...responded, metadata: PREVIEW_METADATA } as StagecraftEvent);
-  await log.append([responded, ...(await interpretation(ports, answered))], requestId);
-}
-
-/** Only for a log that holds a response nobody interpreted yet (written before responses and their meaning were stored together). */
-async function interpret(ports: DriverPorts, log: RunLog): Promise<void> {
-  await log.append(await interpretation(ports, log.state), log.state.unprocessed?.requestId);
+  let response;
+  try {
+    response = await ports.gateway.complete(meta, request.messages, request.tools);
+  } catch (error) {
+    // The request that failed is stored with the failure.
+    return { events: [...events, runFailed(ports, state, error)], causationId: requestId };
+  }
+  events.push(
+    pending('ModelResponded', {
+      requestId,
+      content: response.content,
+      toolCalls: response.toolCalls,
+      usage: response.usage,
+      latencyMs: response.latencyMs,
+      finishReason: response.finishReason,
+    }),
+  );
+  return { events: [...events, ...(await interpretation(ports, preview(state, events)))], causationId: requestId };
 }
 
 async function interpretation(ports: DriverPorts, state: RunState): Promise<PendingEvent[]> {
@@ -170,16 +220,14 @@ async function interpretation(ports: DriverPorts, state: RunState): Promise<Pend
     events.push(pending('MessageAppended', { messageId: `${state.start!.runId}.msg${state.messageCount + events.filter((e) => e.type === 'MessageAppended').length + 1}`, role: 'user', content, instructions: [], intermediate: true, kind: 'correction', stage: state.stage ?? undefined }));
   } else if (result.transition) {
     // The new stage is decided on the state these events lead to (a delegation changes who speaks next).
-    const after = events.reduce((s, e) => evolveRun(s, { ...e, metadata: PREVIEW_METADATA } as StagecraftEvent), state);
-    events.push(await stageEntered(ports, after, result.transition.stage, result.transition.iteration));
+    events.push(await stageEntered(ports, preview(state, events), result.transition.stage, result.transition.iteration));
   }
   return events;
 }
 
-async function executeTool(ports: DriverPorts, log: RunLog, call: OpenToolCall): Promise<void> {
-  const state = log.state;
+async function executeTool(ports: DriverPorts, state: RunState, call: OpenToolCall): Promise<Batch> {
   const start = state.start!;
-  const messageId = `${log.runId}.msg${state.messageCount + 1}`;
+  const messageId = `${start.runId}.msg${state.messageCount + 1}`;
   const base = { messageId, role: 'tool' as const, instructions: [], intermediate: false, kind: 'tool_result' as const, stage: state.stage ?? undefined, toolCallId: call.modelCallId };
   try {
     const result = await ports.requester.request('tool.execute', {
@@ -193,28 +241,23 @@ async function executeTool(ports: DriverPorts, log: RunLog, call: OpenToolCall):
       delegation: delegationOf(state),
       projectRoot: start.projectRoot,
     });
-    await log.append(
-      [
-        pending('ToolCallCompleted', { callId: call.callId, tool: result.tool, ok: result.ok, output: result.output, truncated: result.truncated, durationMs: result.durationMs }),
-        pending('MessageAppended', { ...base, content: result.output }),
-      ],
-      call.callId,
-    );
+    const events = [
+      pending('ToolCallCompleted', { callId: call.callId, tool: result.tool, ok: result.ok, output: result.output, truncated: result.truncated, durationMs: result.durationMs }),
+      pending('MessageAppended', { ...base, content: result.output }),
+    ];
+    return { events, causationId: call.callId };
   } catch (error) {
     const reply = toErrorReply(error);
     if (reply.code !== 'FORBIDDEN_TOOL' && reply.code !== 'FORBIDDEN_PATH' && reply.code !== 'VALIDATION') throw error;
-    await log.append(
-      [
-        pending('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: state.stage!, code: reply.code, reason: reply.message }),
-        pending('MessageAppended', { ...base, content: `tool_error: ${reply.code}\nproblem: ${reply.message}\nretry: use a tool and arguments this stage allows` }),
-      ],
-      call.callId,
-    );
+    const events = [
+      pending('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: state.stage!, code: reply.code, reason: reply.message }),
+      pending('MessageAppended', { ...base, content: `tool_error: ${reply.code}\nproblem: ${reply.message}\nretry: use a tool and arguments this stage allows` }),
+    ];
+    return { events, causationId: call.callId };
   }
 }
 
-async function review(ports: DriverPorts, log: RunLog): Promise<void> {
-  const state = log.state;
+async function review(ports: DriverPorts, state: RunState): Promise<PendingEvent> {
   const start = state.start!;
   let report;
   try {
@@ -233,5 +276,5 @@ async function review(ports: DriverPorts, log: RunLog): Promise<void> {
     // QA is advisory: without it the run still completes, and says why the review is missing.
     report = { verdict: 'concerns' as const, summary: `QA review unavailable: ${toErrorReply(error).message}`, findings: [] };
   }
-  await log.append([pending('QAReportIssued', { report })]);
+  return pending('QAReportIssued', { report });
 }
