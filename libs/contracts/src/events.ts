@@ -4,7 +4,7 @@ import { ErrorCode } from './errors';
 import { Instruction } from './instructions';
 import { EventMetadata } from './metadata';
 import { StagePolicy } from './policy';
-import { QAReport } from './qa';
+import { QAModelCall, QAReport, Usage } from './qa';
 import { ReasoningOutcome } from './reasoning';
 import { MemoryTier } from './memory';
 
@@ -13,11 +13,7 @@ const Sha256 = z.string().regex(/^[a-f0-9]{64}$/);
 export const ToolCall = z.object({ id: Id, name: z.string().min(1), arguments: z.string() });
 export type ToolCall = z.infer<typeof ToolCall>;
 
-export const Usage = z.object({
-  promptTokens: z.number().int().min(0),
-  completionTokens: z.number().int().min(0),
-  totalTokens: z.number().int().min(0),
-});
+export { Usage } from './qa';
 
 /** Event data schemas, one per event type; every stream's events come from this table. */
 export const eventDataSchemas = {
@@ -96,7 +92,8 @@ export const eventDataSchemas = {
     toolCallId: z.string().optional(),
   }),
   DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
-  QAReportIssued: z.object({ report: QAReport }),
+  /** `modelCalls`: the reviewer's own model calls (absent in logs written before they were recorded). */
+  QAReportIssued: z.object({ report: QAReport, modelCalls: z.array(QAModelCall).optional() }),
   RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string() }),
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
   MemoryRetained: z.object({

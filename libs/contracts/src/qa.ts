@@ -2,6 +2,21 @@ import { z } from 'zod';
 import { ConversationId, NonBlank, RunId, UserMode } from './common';
 import { ReasoningOutcome } from './reasoning';
 
+export const Usage = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  totalTokens: z.number().int().min(0),
+});
+
+/** One model call the reviewer made: the run's log keeps its cost and latency, as it does for the run's own calls. */
+export const QAModelCall = z.object({
+  requestId: NonBlank,
+  latencyMs: z.number().min(0),
+  usage: Usage.optional(),
+  finishReason: z.string().nullable(),
+});
+export type QAModelCall = z.infer<typeof QAModelCall>;
+
 export const QAFinding = z.object({
   severity: z.enum(['info', 'minor', 'major', 'critical']),
   message: NonBlank,
@@ -31,5 +46,5 @@ export const QaReviewRequest = z.object({
   lastStepOutcome: z.string().optional(),
 });
 export type QaReviewRequest = z.infer<typeof QaReviewRequest>;
-export const QaReviewReply = z.object({ report: QAReport });
+export const QaReviewReply = z.object({ report: QAReport, modelCalls: z.array(QAModelCall) });
 export type QaReviewReply = z.infer<typeof QaReviewReply>;

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolSpec } from '@stagecraft/contracts';
-import { hashPrompt, messageBody } from './hash-prompt';
+import { PIECEWISE_FROM, hashPrompt, messageBody, piecesOf, restoreMessages } from './hash-prompt';
 
 const system: ChatMessage = { role: 'system', content: 'You are the agent.' };
 const user: ChatMessage = { role: 'user', content: 'Add a README.' };
@@ -53,9 +53,9 @@ describe('hashPrompt', () => {
     expect(Object.keys(result.newBodies)).toHaveLength(1);
   });
 
-  it('estimates tokens as characters over four, rounded up', () => {
+  it('estimates tokens as characters (contents, tool calls, tools) over four, rounded up', () => {
     const result = hashPrompt([user], [], new Set());
-    expect(result.tokenEstimate).toBe(Math.ceil((messageBody(user).length + '[]'.length) / 4));
+    expect(result.tokenEstimate).toBe(Math.ceil((user.content.length + '[]'.length) / 4));
     expect(hashPrompt([user], tools, new Set()).tokenEstimate).toBeGreaterThan(result.tokenEstimate);
   });
 
@@ -82,5 +82,42 @@ describe('hashPrompt', () => {
     expect(known.size).toBe(distinct.size);
     // Whole prompts per request would have stored about steps/2 times as much.
     expect(resent / stored).toBeGreaterThan(20);
+  });
+
+  describe('a long message, stored in pieces', () => {
+    const section = (title: string, words: number) => `## ${title}\n\n${'lorem ipsum dolor sit amet '.repeat(words)}\n`;
+    const promptWith = (summary: string) => `You are the agent.\n\n${section('Rules', 30)}\n${section('Tools', 30)}\n## Stage\n\n${summary}\n\n${section('Reasoning', 30)}`;
+    const bodiesOf = (...results: ReturnType<typeof hashPrompt>[]) => new Map(results.flatMap((r) => Object.entries(r.newBodies)));
+
+    it('cuts before each heading line, and the pieces join back into the content', () => {
+      const content = promptWith('1. read_file ok');
+      expect(content.length).toBeGreaterThanOrEqual(PIECEWISE_FROM);
+      const pieces = piecesOf(content);
+      expect(pieces).toHaveLength(5);
+      expect(pieces.slice(1).every((p) => p.startsWith('\n## '))).toBe(true);
+      expect(pieces.join('')).toBe(content);
+    });
+
+    it('stores only the section that changed when the same prompt comes again with a new summary', () => {
+      const first = hashPrompt([{ role: 'system', content: promptWith('1. read_file ok') }, user], tools, new Set());
+      // 5 pieces, the system message body (its piece hashes) and the user message.
+      expect(Object.keys(first.newBodies)).toHaveLength(7);
+      const second = hashPrompt([{ role: 'system', content: promptWith('1. read_file ok\n2. write_file ok') }, user], tools, new Set(Object.keys(first.newBodies)));
+      const stored = Object.values(second.newBodies);
+      expect(stored).toHaveLength(2);
+      expect(stored.find((b) => b.includes('write_file ok'))).toBe('\n## Stage\n\n1. read_file ok\n2. write_file ok\n');
+      expect(second.promptHash).not.toBe(first.promptHash);
+    });
+
+    it('restores every request exactly from the hashes and the bodies stored so far', () => {
+      const one: ChatMessage[] = [{ role: 'system', content: promptWith('none yet') }, user];
+      const call = { id: 'c1', name: 'read_file', arguments: '{"path":"README.md"}' };
+      const two: ChatMessage[] = [{ role: 'system', content: promptWith('1. read_file ok') }, user, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: '# Readme\n', toolCallId: 'c1' }];
+      const first = hashPrompt(one, tools, new Set());
+      const second = hashPrompt(two, tools, new Set(Object.keys(first.newBodies)));
+      expect(restoreMessages(first.messageHashes, bodiesOf(first))).toEqual(one);
+      expect(restoreMessages(second.messageHashes, bodiesOf(first, second))).toEqual(two);
+      expect(() => restoreMessages(second.messageHashes, bodiesOf(second))).toThrow(/no body stored/);
+    });
   });
 });

@@ -25,19 +25,57 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export const messageBody = (message: ChatMessage): string =>
-  canonicalJson({ role: message.role, content: message.content, toolCalls: message.toolCalls, toolCallId: message.toolCallId });
+/** Contents at least this long are stored in pieces: a system prompt that changed in one section stores that section alone. */
+export const PIECEWISE_FROM = 1024;
+
+/** Cut before every markdown heading line; joining the pieces gives the content back exactly. */
+export const piecesOf = (content: string): string[] => content.split(/(?=\n#{1,6} )/);
+
+const bodyOf = (message: ChatMessage, content: { content: string } | { contentPieces: string[] }): string =>
+  canonicalJson({ role: message.role, ...content, toolCalls: message.toolCalls, toolCallId: message.toolCallId });
+
+export const messageBody = (message: ChatMessage): string => bodyOf(message, { content: message.content });
+
+interface HashedMessage {
+  body: string;
+  hash: string;
+  /** For a piecewise body: each piece of the content and its hash, stored as bodies of their own. */
+  pieces: { text: string; hash: string }[];
+}
+
+// Sections repeat in every request of every run; a string is its own key, so each is hashed once.
+const pieceHashes = new Map<string, string>();
+const MAX_CACHED_PIECES = 4096;
+
+function pieceHash(text: string): string {
+  let hash = pieceHashes.get(text);
+  if (hash === undefined) {
+    if (pieceHashes.size >= MAX_CACHED_PIECES) pieceHashes.clear();
+    hash = sha256(text);
+    pieceHashes.set(text, hash);
+  }
+  return hash;
+}
+
+function hashMessage(message: ChatMessage): HashedMessage {
+  if (message.content.length < PIECEWISE_FROM) {
+    const body = messageBody(message);
+    return { body, hash: sha256(body), pieces: [] };
+  }
+  const pieces = piecesOf(message.content).map((text) => ({ text, hash: pieceHash(text) }));
+  const body = bodyOf(message, { contentPieces: pieces.map((p) => p.hash) });
+  return { body, hash: sha256(body), pieces };
+}
 
 // A run sends its history again with every request: each message (and tool list) is serialised
 // and hashed once, the first time it is seen. Messages are immutable values, so identity is enough.
-const messageCache = new WeakMap<ChatMessage, { body: string; hash: string }>();
+const messageCache = new WeakMap<ChatMessage, HashedMessage>();
 const toolsCache = new WeakMap<ToolSpec[], string>();
 
-function hashedMessage(message: ChatMessage): { body: string; hash: string } {
+function hashedMessage(message: ChatMessage): HashedMessage {
   let entry = messageCache.get(message);
   if (!entry) {
-    const body = messageBody(message);
-    entry = { body, hash: sha256(body) };
+    entry = hashMessage(message);
     messageCache.set(message, entry);
   }
   return entry;
@@ -54,18 +92,35 @@ function toolsJsonOf(tools: ToolSpec[]): string {
 
 /**
  * Content-addresses a prompt. A run's requests repeat every earlier message, so storing whole
- * prompts would grow its log with the square of its length; storing only unseen bodies keeps it linear.
+ * prompts would grow its log with the square of its length; storing only unseen bodies keeps it
+ * linear. A long message is stored as its pieces' hashes, and each piece once (`restoreMessages`).
  */
 export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: ReadonlySet<string>): PromptHash {
   const hashed = messages.map(hashedMessage);
-  const bodies = hashed.map((h) => h.body);
   const messageHashes = hashed.map((h) => h.hash);
   const newBodies: Record<string, string> = {};
-  bodies.forEach((body, i) => {
-    if (!known.has(messageHashes[i])) newBodies[messageHashes[i]] = body;
-  });
+  const keep = (hash: string, body: string) => {
+    if (!known.has(hash)) newBodies[hash] = body;
+  };
+  for (const { body, hash, pieces } of hashed) {
+    for (const piece of pieces) keep(piece.hash, piece.text);
+    keep(hash, body);
+  }
   const toolsJson = toolsJsonOf(tools);
   const promptHash = sha256(`${messageHashes.join('\n')}\n${sha256(toolsJson)}`);
-  const chars = bodies.reduce((sum, body) => sum + body.length, toolsJson.length);
+  const chars = messages.reduce((sum, m) => sum + m.content.length + (m.toolCalls ? canonicalJson(m.toolCalls).length : 0), toolsJson.length);
   return { promptHash, messageHashes, newBodies, tokenEstimate: Math.ceil(chars / 4) };
+}
+
+/** The messages of a recorded request, from its hashes and every body its run stored up to it. */
+export function restoreMessages(messageHashes: readonly string[], bodies: ReadonlyMap<string, string>): ChatMessage[] {
+  const bodyAt = (hash: string) => {
+    const body = bodies.get(hash);
+    if (body === undefined) throw new Error(`no body stored for ${hash}`);
+    return body;
+  };
+  return messageHashes.map((hash) => {
+    const { contentPieces, content, ...rest } = JSON.parse(bodyAt(hash)) as ChatMessage & { contentPieces?: string[] };
+    return { ...rest, content: contentPieces ? contentPieces.map(bodyAt).join('') : content } as ChatMessage;
+  });
 }

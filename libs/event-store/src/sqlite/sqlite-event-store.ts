@@ -7,6 +7,7 @@ import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
 import { ConcurrencyError } from '../errors';
 import { openSchema } from './schema';
+import { startWalCheckpointer } from './wal-checkpointer';
 import { prepareStatements, type EventRow, type Statements } from './statements';
 import { createSqliteCheckpointStore } from './sqlite-checkpoints';
 import { SQLITE_CONSTRAINT_UNIQUE, sqliteErrorCode, toAppendError } from './sqlite-errors';
@@ -18,7 +19,16 @@ export interface SqliteEventStoreOptions {
   /** How often live subscriptions look for appends made by other processes. */
   pollIntervalMs?: number;
   busyTimeoutMs?: number;
+  /**
+   * `background` (default for a file): a worker thread checkpoints the write-ahead log, so no append
+   * pays for copying pages into the database file; `inline`: SQLite's own, in whichever append crosses the threshold.
+   */
+  checkpoints?: 'background' | 'inline';
 }
+
+/** Checkpoint interval of the background thread, and the log size (in pages) at which a writer checkpoints anyway. */
+const BACKGROUND_CHECKPOINT_MS = 100;
+const BACKSTOP_WAL_PAGES = 16_384;
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   position: BigInt(row[0]),
@@ -34,7 +44,11 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new DatabaseSync(options.path);
-  openSchema(db, options.busyTimeoutMs ?? 5000);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  openSchema(db, busyTimeoutMs);
+  const background = options.path !== ':memory:' && (options.checkpoints ?? 'background') === 'background';
+  if (background) db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`);
+  const checkpointer = background ? startWalCheckpointer(options.path, { intervalMs: BACKGROUND_CHECKPOINT_MS, busyTimeoutMs }) : undefined;
   const sql = prepareStatements(db);
   const changes = new ChangeSignal();
   const subscriptions = new Set<EventSubscription>();
@@ -88,6 +102,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     async close() {
       await Promise.all([...subscriptions].map((s) => s.close()));
+      await checkpointer?.stop();
       if (db.isOpen) db.close();
     },
   };

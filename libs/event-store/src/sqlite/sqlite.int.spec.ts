@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -52,6 +52,30 @@ describe('sqlite event store file', () => {
     otherWriter.close();
     expect((await store.appendToStream('s', newEvents(1))).nextExpectedRevision).toBe(0n);
     await store.close();
+  });
+
+  it('checkpoints the write-ahead log from a background thread, and inline when asked to', async () => {
+    const size = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    const payload = 'x'.repeat(2_000);
+    // 1,000 events of 2 KB: far below the writer's own threshold, so only the background thread copies them.
+    const fill = async (store: ReturnType<typeof createSqliteEventStore>) => {
+      for (let i = 0; i < 100; i++) await store.appendToStream(uniqueStream('wal'), newEvents(10).map((e) => ({ ...e, data: { payload } })));
+    };
+    const background = nextFile();
+    const store = createSqliteEventStore({ path: background });
+    const before = size(background);
+    await fill(store);
+    const deadline = Date.now() + 5_000;
+    while (size(background) < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(size(background)).toBeGreaterThan(before + 1_000_000);
+    await store.close();
+
+    const inline = nextFile();
+    const inlineStore = createSqliteEventStore({ path: inline, checkpoints: 'inline' });
+    await fill(inlineStore);
+    // SQLite's own checkpoint ran inside the appends that crossed 1,000 pages of log.
+    expect(size(inline)).toBeGreaterThan(1_000_000);
+    await inlineStore.close();
   });
 
   it('creates the parent directory of a new file', async () => {

@@ -259,9 +259,8 @@ async function executeTool(ports: DriverPorts, state: RunState, call: OpenToolCa
 
 async function review(ports: DriverPorts, state: RunState): Promise<PendingEvent> {
   const start = state.start!;
-  let report;
   try {
-    ({ report } = await ports.requester.request('qa.review', {
+    const { report, modelCalls } = await ports.requester.request('qa.review', {
       runId: start.runId,
       conversationId: start.conversationId,
       userMode: start.userMode,
@@ -271,10 +270,10 @@ async function review(ports: DriverPorts, state: RunState): Promise<PendingEvent
       projectRoot: start.projectRoot,
       toolSummary: variables(state).tool_summary,
       lastStepOutcome: variables(state).last_step_outcome,
-    }));
+    });
+    return pending('QAReportIssued', { report, modelCalls });
   } catch (error) {
     // QA is advisory: without it the run still completes, and says why the review is missing.
-    report = { verdict: 'concerns' as const, summary: `QA review unavailable: ${toErrorReply(error).message}`, findings: [] };
+    return pending('QAReportIssued', { report: { verdict: 'concerns', summary: `QA review unavailable: ${toErrorReply(error).message}`, findings: [] } });
   }
-  return pending('QAReportIssued', { report });
 }

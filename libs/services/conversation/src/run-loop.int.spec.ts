@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StagecraftEvent, streams } from '@stagecraft/contracts';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
+import { createOpenAiGateway, restoreMessages } from '@stagecraft/model-gateway';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { memoryService } from '@stagecraft/memory-service';
@@ -92,6 +92,28 @@ describe('a run, embedded', () => {
     for (const tools of toolsOf('delivery_check')) expect(tools).toEqual([]);
     for (const tools of toolsOf('qa_review')) expect(tools).toEqual(['list_dir', 'read_file', 'search_code']);
     for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
+  });
+
+  it('stores every request once, in pieces, and the log restores exactly what the model was sent', async () => {
+    const { runId, stored } = await runToEnd('Write notes about this project');
+    const sent = server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review');
+    const requested = stored.flatMap((e) => (e.type === 'ModelRequested' ? [e.data] : []));
+    expect(requested).toHaveLength(sent.length);
+    const bodies = new Map<string, string>();
+    let storedBytes = 0;
+    requested.forEach((request, i) => {
+      for (const [hash, body] of Object.entries(request.newBodies)) {
+        expect(bodies.has(hash)).toBe(false);
+        bodies.set(hash, body);
+        storedBytes += body.length;
+      }
+      const restored = restoreMessages(request.messageHashes, bodies);
+      const received = sent[i].body.messages as { role: string; content: string | null }[];
+      expect(restored.map((m) => [m.role, m.content])).toEqual(received.map((m) => [m.role, m.content ?? '']));
+    });
+    // Every request repeats a system prompt of several KB; only the sections that changed are stored again.
+    const systemBytes = sent.reduce((n, r) => n + String(r.body.messages[0].content).length, 0);
+    expect(storedBytes).toBeLessThan(systemBytes / 2);
   });
 
   it('refuses a project root that does not exist, and stores nothing', async () => {

@@ -82,7 +82,12 @@ describe('qa.review', () => {
       { content: `\`\`\`json\n${JSON.stringify(report)}\n\`\`\`` },
     ]);
     const { request, reply } = review();
-    expect(await reply).toEqual({ report });
+    const answered = await reply;
+    expect(answered.report).toEqual(report);
+    // Each of the reviewer's three model calls is accounted for, for the run's log.
+    expect(answered.modelCalls).toHaveLength(3);
+    expect(new Set(answered.modelCalls.map((c) => c.requestId)).size).toBe(3);
+    for (const c of answered.modelCalls) expect(c.latencyMs).toBeGreaterThan(0);
 
     expect(existsSync(join(project, 'QA_NOTES.md'))).toBe(false);
     const refused = await store.readStream(streams.toolCall(`${request.runId}.qa.call_w`));

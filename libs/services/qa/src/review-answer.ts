@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChatMessage, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
+import type { ChatMessage, QAModelCall, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 import type { ModelGateway } from '@stagecraft/model-gateway';
 import { stripReasoning } from '@stagecraft/reasoning';
@@ -43,6 +43,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
   const { system } = await requester.request('prompt.assemble', { policy, variables, instructions: [] }, linked);
   const tools = toolSpecs(policy.tools);
   const messages: ChatMessage[] = [{ role: 'system', content: system }, answerMessage(request.answer)];
+  const modelCalls: QAModelCall[] = [];
 
   for (let call = 1; call <= MAX_MODEL_CALLS; call++) {
     const meta = { requestId: ports.newId(), runId: request.runId, conversationId: request.conversationId, stage: 'qa_review' as const, userMode, reasoningEnabled };
@@ -52,14 +53,15 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     } catch (error) {
       const { code, message } = error as { code?: string; message?: string };
       logger.warn({ runId: request.runId, code, err: message }, 'qa review model call failed');
-      return { report: failedReview(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`) };
+      return { report: failedReview(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`), modelCalls };
     }
-    if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled) };
+    modelCalls.push({ requestId: meta.requestId, latencyMs: response.latencyMs, usage: response.usage, finishReason: response.finishReason });
+    if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled), modelCalls };
     if (call === MAX_MODEL_CALLS) break;
     await appendToolRound(ports, request, policy, response.content, response.toolCalls, messages, context);
     if (call === MAX_MODEL_CALLS - 1) messages.push({ role: 'user', content: LAST_CALL });
   }
-  return { report: failedReview(`the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`) };
+  return { report: failedReview(`the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`), modelCalls };
 }
 
 async function appendToolRound(

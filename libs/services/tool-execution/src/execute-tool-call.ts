@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, EventData, EventMetadata, EventType, StagecraftError, StagecraftEvent, ToolExecuteRequest, ToolResult, streams } from '@stagecraft/contracts';
 import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
@@ -87,9 +88,11 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   let sequence = 0;
   const progress = (message: string) => publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
-  const started = ports.clock().getTime();
+  const started = performance.now();
   const outcome = await executeTool(request.tool, request.arguments, { root, allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS, progress });
-  const completed = { callId: request.callId, tool: request.tool, ...outcome, durationMs: Math.max(0, ports.clock().getTime() - started) };
+  // Microseconds count: most tools finish in well under a millisecond.
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const completed = { callId: request.callId, tool: request.tool, ...outcome, durationMs };
   await append(ports, request, context, 'ToolCallCompleted', completed, 0n);
   progress(`finished ${outcome.ok ? 'ok' : 'with a failure'} in ${completed.durationMs} ms`);
   return { ...completed, replayed: false };

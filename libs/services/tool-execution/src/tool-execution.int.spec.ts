@@ -110,7 +110,7 @@ describe('tool.execute', () => {
     subscription.unsubscribe();
     expect(result.ok).toBe(true);
     expect(progress.map((p) => p.sequence)).toEqual([0, 1, 2]);
-    expect(progress.map((p) => p.message)).toEqual(['started write_file', 'wrote src/new.ts', expect.stringMatching(/^finished ok in \d+ ms$/)]);
+    expect(progress.map((p) => p.message)).toEqual(['started write_file', 'wrote src/new.ts', expect.stringMatching(/^finished ok in \d+(\.\d+)? ms$/)]);
     expect(progress.every((p) => p.callId === request.callId)).toBe(true);
   });
 
