@@ -87,6 +87,8 @@ export function createNatsBus(nc: NatsConnection, options: { ownsConnection?: bo
 }
 
 export async function connectNatsBus(servers: string, name?: string): Promise<MessageBus> {
-  const nc = await connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  // No async traces: the client would build an Error (and its stack) for every request just in case
+  // it times out; ours are mapped to RequestTimeoutError / NoRespondersError with the subject anyway.
+  const nc = await connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true });
   return createNatsBus(nc, { ownsConnection: true });
 }

@@ -28,8 +28,25 @@ export function canonicalJson(value: unknown): string {
 /** Contents at least this long are stored in pieces: a system prompt that changed in one section stores that section alone. */
 export const PIECEWISE_FROM = 1024;
 
+const isHeadingAt = (content: string, at: number): boolean => {
+  let level = 0;
+  while (content.charCodeAt(at + level) === 35 /* # */) level += 1;
+  return level >= 1 && level <= 6 && content.charCodeAt(at + level) === 32 /* space */;
+};
+
 /** Cut before every markdown heading line; joining the pieces gives the content back exactly. */
-export const piecesOf = (content: string): string[] => content.split(/(?=\n#{1,6} )/);
+export function piecesOf(content: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let at = content.indexOf('\n#'); at !== -1; at = content.indexOf('\n#', at + 2)) {
+    if (at > start && isHeadingAt(content, at + 1)) {
+      pieces.push(content.slice(start, at));
+      start = at;
+    }
+  }
+  pieces.push(content.slice(start));
+  return pieces;
+}
 
 const bodyOf = (message: ChatMessage, content: { content: string } | { contentPieces: string[] }): string =>
   canonicalJson({ role: message.role, ...content, toolCalls: message.toolCalls, toolCallId: message.toolCallId });
@@ -70,7 +87,7 @@ function hashMessage(message: ChatMessage): HashedMessage {
 // A run sends its history again with every request: each message (and tool list) is serialised
 // and hashed once, the first time it is seen. Messages are immutable values, so identity is enough.
 const messageCache = new WeakMap<ChatMessage, HashedMessage>();
-const toolsCache = new WeakMap<ToolSpec[], string>();
+const toolsCache = new WeakMap<ToolSpec[], { json: string; hash: string }>();
 
 function hashedMessage(message: ChatMessage): HashedMessage {
   let entry = messageCache.get(message);
@@ -81,13 +98,14 @@ function hashedMessage(message: ChatMessage): HashedMessage {
   return entry;
 }
 
-function toolsJsonOf(tools: ToolSpec[]): string {
-  let json = toolsCache.get(tools);
-  if (json === undefined) {
-    json = canonicalJson(tools);
-    toolsCache.set(tools, json);
+function hashedTools(tools: ToolSpec[]): { json: string; hash: string } {
+  let entry = toolsCache.get(tools);
+  if (entry === undefined) {
+    const json = canonicalJson(tools);
+    entry = { json, hash: sha256(json) };
+    toolsCache.set(tools, entry);
   }
-  return json;
+  return entry;
 }
 
 /**
@@ -106,9 +124,9 @@ export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: Re
     for (const piece of pieces) keep(piece.hash, piece.text);
     keep(hash, body);
   }
-  const toolsJson = toolsJsonOf(tools);
-  const promptHash = sha256(`${messageHashes.join('\n')}\n${sha256(toolsJson)}`);
-  const chars = messages.reduce((sum, m) => sum + m.content.length + (m.toolCalls ? canonicalJson(m.toolCalls).length : 0), toolsJson.length);
+  const toolSet = hashedTools(tools);
+  const promptHash = sha256(`${messageHashes.join('\n')}\n${toolSet.hash}`);
+  const chars = messages.reduce((sum, m) => sum + m.content.length + (m.toolCalls ? canonicalJson(m.toolCalls).length : 0), toolSet.json.length);
   return { promptHash, messageHashes, newBodies, tokenEstimate: Math.ceil(chars / 4) };
 }
 

@@ -1,5 +1,7 @@
 const OPEN = /<\s*ide_reasoning\s*>/i;
 const ANY_TAG = /<\s*\/?\s*ide_reasoning\s*>/gi;
+/** Not global, so `test` keeps no position between calls. */
+const SOME_TAG = /<\s*\/?\s*ide_reasoning\s*>/i;
 
 export interface ReasoningBlock {
   /** The full text from the opening tag to the end of the closing tag (or of the text). */
@@ -38,7 +40,7 @@ export function findBlocks(text: string): ReasoningBlock[] {
 
 /** True when the text holds any reasoning tag at all, opening or closing. */
 export function containsReasoning(text: string): boolean {
-  return new RegExp(ANY_TAG.source, 'i').test(text);
+  return SOME_TAG.test(text);
 }
 
 /**

@@ -4,10 +4,10 @@ import { runRunBench } from './run-bench';
 /** `npm run bench:run [runs]`: per-stage orchestration overhead of whole runs, embedded and over NATS. */
 async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const runs = Number(process.argv[2] ?? 30);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
+  const runs = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
   print(`node ${process.version}, ${new Date().toISOString()}`);
-  await runRunBench(print, { runs });
+  await runRunBench(print, runs === undefined ? {} : { runs });
 }
 
 main().then(
