@@ -1,6 +1,7 @@
 import { describeBusContract } from './bus.contract';
 import { createInprocBus } from './inproc-bus';
 import { subjectMatches } from './subject-match';
+import { createRequester, serveRequests } from './requests';
 
 describeBusContract('in-process', async () => {
   const bus = createInprocBus();
@@ -37,6 +38,65 @@ describe('in-process subscriptions', () => {
     await new Promise((r) => setImmediate(r));
     c.unsubscribe();
     expect(seen).toEqual(['a:1', 'b:1', 'w:1', 'b:2', 'w:2', 'c:3', 'w:3']);
+    await bus.close();
+  });
+});
+
+describe('in-process requests (the local lane: values, no JSON)', () => {
+  const prefix = 'test';
+  const newId = () => 'id-1';
+  const request = { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } } as const;
+  const reply = {
+    policy: { ...request, delegation: { depth: 1, chain: ['reviewer'] }, tools: ['read_file' as const], prompts: ['base/system'], reasoning: { rule: 'micro' as const, required: true }, toolLoop: true },
+  };
+
+  it('never goes through text, and still validates at the edge', async () => {
+    const bus = createInprocBus();
+    const sent = jest.spyOn(bus, 'request');
+    const handler = jest.fn(async () => reply);
+    serveRequests(bus, { 'policy.decide': handler }, { prefix, newId });
+    const client = createRequester(bus, { prefix, newId });
+    expect(await client.request('policy.decide', request)).toEqual(reply);
+    await expect(client.request('policy.decide', { ...request, userMode: 'boss' } as never)).rejects.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['userMode'] }] });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(sent).not.toHaveBeenCalled();
+    await bus.close();
+  });
+
+  it('shares no object between caller and handler, either way', async () => {
+    const bus = createInprocBus();
+    serveRequests(
+      bus,
+      {
+        'policy.decide': async (r) => {
+          (r.delegation.chain as string[]).push('changed by the handler');
+          return reply;
+        },
+      },
+      { prefix, newId },
+    );
+    const client = createRequester(bus, { prefix, newId });
+    const mine = structuredClone(request);
+    const first = await client.request('policy.decide', mine);
+    expect(mine).toEqual(request);
+    first.policy.tools.push('write_file');
+    expect(reply.policy.tools).toEqual(['read_file']);
+    expect((await client.request('policy.decide', mine)).policy.tools).toEqual(['read_file']);
+    await bus.close();
+  });
+
+  it('times out like a bus request, and takes turns between two responders', async () => {
+    const bus = createInprocBus();
+    serveRequests(bus, { 'conversation.run.get': () => new Promise<never>(() => undefined) }, { prefix, newId });
+    const client = createRequester(bus, { prefix, newId, timeoutMs: 50 });
+    await expect(client.request('conversation.run.get', { runId: 'r1' })).rejects.toMatchObject({ code: 'TIMEOUT' });
+
+    const answered: string[] = [];
+    for (const name of ['a', 'b']) serveRequests(bus, { 'policy.decide': async () => (answered.push(name), reply) }, { prefix, newId });
+    for (let i = 0; i < 4; i++) await client.request('policy.decide', request);
+    // Which one starts is not promised (as with a NATS queue group); that they alternate is.
+    expect(answered[0]).not.toBe(answered[1]);
+    expect(answered.slice(2)).toEqual(answered.slice(0, 2));
     await bus.close();
   });
 });
