@@ -45,7 +45,7 @@ describe('in-process subscriptions', () => {
 describe('in-process requests (the local lane: values, no JSON)', () => {
   const prefix = 'test';
   const newId = () => 'id-1';
-  const request = { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } } as const;
+  const request = { userMode: 'agent' as const, reasoningEnabled: true, stage: 'act' as const, delegation: { depth: 1, chain: ['reviewer'] } };
   const reply = {
     policy: { ...request, delegation: { depth: 1, chain: ['reviewer'] }, tools: ['read_file' as const], prompts: ['base/system'], reasoning: { rule: 'micro' as const, required: true }, toolLoop: true },
   };
@@ -69,7 +69,7 @@ describe('in-process requests (the local lane: values, no JSON)', () => {
       bus,
       {
         'policy.decide': async (r) => {
-          (r.delegation.chain as string[]).push('changed by the handler');
+          r.delegation?.chain.push('changed by the handler');
           return reply;
         },
       },
