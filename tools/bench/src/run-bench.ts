@@ -50,12 +50,17 @@ const TARGET_MS: Record<string, number> = { embedded: 0.3, nats: 2 };
 /** The acceptance agent with no model latency: warmup, read, write, answer, delivery DONE, QA pass. */
 const agentReply = (request: RecordedRequest): ScriptedReply => readWriteAgentScript(request) as ScriptedReply;
 
-/** The same agent without HTTP: what is left of a run is the engine alone. */
-function inProcessModel(): ModelGateway {
+/**
+ * The same agent without HTTP: what is left of a run is the engine alone. With `waitMs` it also
+ * waits on a timer before answering, doing nothing: the wait is model time, and whatever the engine
+ * loses after it (a thread that slept comes back slower on this machine) shows as overhead.
+ */
+function inProcessModel(waitMs = 0): ModelGateway {
   return {
     model: 'in-process',
     async complete(meta, messages) {
       const started = performance.now();
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
       const reply = agentReply({ index: 0, method: 'POST', path: '/chat/completions', headers: {}, body: { messages }, stage: meta.stage });
       const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) }));
       return { content: reply.content ?? '', toolCalls, latencyMs: performance.now() - started, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'in-process' };
@@ -288,6 +293,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
     await measureOn(() => embedded(dir, gateway, 'embedded (inproc, sqlite), scripted model over HTTP'));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, sqlite), model answered in process (diagnostic: no HTTP at all)'));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, memory store), model answered in process (diagnostic: no HTTP, no disk)', 'memory'));
+    await measureOn(() => embedded(dir, inProcessModel(2), 'embedded (inproc, memory store), model answers in process after waiting 2 ms (diagnostic: the cost of waking up)', 'memory'));
     nats = await startNatsServer();
     const url = nats;
     await measureOn(() => natsOneProcess(dir, url, gateway));
