@@ -15,7 +15,8 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `▶ ${event.data.stage}${event.data.iteration ? ` #${event.data.iteration}` : ''}  tools: ${p.toolLoop && p.tools.length ? p.tools.join(', ') : 'none'}  reasoning: ${p.reasoning.rule}`;
     }
     case 'ModelRequested':
-      return `  … asking ${event.data.model} (${event.data.messageCount} messages, ~${event.data.tokenEstimate} tokens)`;
+      // Stored with the response (docs/decisions/0009), so it arrives when the model has answered.
+      return `  → asked ${event.data.model} (${event.data.messageCount} messages, ~${event.data.tokenEstimate} tokens)`;
     case 'ModelResponded':
       return `  ← ${event.data.toolCalls.length ? `${event.data.toolCalls.length} tool call(s)` : 'answer'} in ${Math.round(event.data.latencyMs)} ms`;
     case 'ReasoningRecorded':
@@ -32,8 +33,11 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `  ⇄ ${event.data.instruction.kind}${event.data.accepted ? '' : ` refused: ${event.data.reason}`}`;
     case 'DeliveryChecked':
       return `  ■ delivery: ${event.data.state}`;
-    case 'QAReportIssued':
-      return `  QA ${event.data.report.verdict}: ${clip(event.data.report.summary, 90)}`;
+    case 'QAReportIssued': {
+      const calls = event.data.modelCalls ?? [];
+      const cost = calls.length ? ` (${calls.length} model call${calls.length === 1 ? '' : 's'}, ${Math.round(calls.reduce((ms, c) => ms + c.latencyMs, 0))} ms)` : '';
+      return `  QA ${event.data.report.verdict}${cost}: ${clip(event.data.report.summary, 90)}`;
+    }
     case 'RunCompleted':
       return `✔ completed (${event.data.deliveryState})`;
     case 'RunFailed':
