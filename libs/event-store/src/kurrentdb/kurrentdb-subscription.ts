@@ -1,12 +1,11 @@
 import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
-import { StagecraftError } from '@stagecraft/contracts';
 import { isSystemEvent, toRecordedEvent, toStagecraftError } from './mapping';
 import type { EventSubscription, Position, RecordedEvent, SubscribeToAllOptions } from '../port';
+import { subscriptionHandle } from '../shared/subscription-handle';
 
 /** Wraps the server's catch-up subscription; drops system events and anything at or before the start position. */
 export function wrapSubscription(subscription: AllStreamSubscription, options: SubscribeToAllOptions, onClose: () => void): EventSubscription {
   let closed = false;
-  let iterated = false;
   const after: Position = options.fromPosition === 'start' ? 0n : options.fromPosition;
 
   async function* events(): AsyncGenerator<RecordedEvent> {
@@ -24,17 +23,9 @@ export function wrapSubscription(subscription: AllStreamSubscription, options: S
     }
   }
 
-  return {
-    [Symbol.asyncIterator]() {
-      if (iterated) throw new StagecraftError('INVARIANT_VIOLATION', 'a subscription can be iterated once');
-      iterated = true;
-      return events();
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      onClose();
-      await subscription.unsubscribe();
-    },
-  };
+  return subscriptionHandle(events, async () => {
+    closed = true;
+    onClose();
+    await subscription.unsubscribe();
+  });
 }

@@ -1,6 +1,6 @@
-import { StagecraftError } from '@stagecraft/contracts';
 import type { ChangeSignal } from './change-signal';
 import type { EventSubscription, Position, ReadAllOptions, RecordedEvent, SubscribeToAllOptions } from '../port';
+import { subscriptionHandle } from './subscription-handle';
 
 export interface PollingSource {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
@@ -17,7 +17,6 @@ export interface PollingSource {
 export function createPollingSubscription(source: PollingSource, options: SubscribeToAllOptions, onClose: () => void = () => undefined): EventSubscription {
   const pageSize = source.pageSize ?? 500;
   let closed = false;
-  let iterated = false;
   let signalClosed!: () => void;
   const closing = new Promise<void>((resolve) => (signalClosed = resolve));
 
@@ -35,17 +34,9 @@ export function createPollingSubscription(source: PollingSource, options: Subscr
     }
   }
 
-  return {
-    [Symbol.asyncIterator]() {
-      if (iterated) throw new StagecraftError('INVARIANT_VIOLATION', 'a subscription can be iterated once');
-      iterated = true;
-      return events();
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      signalClosed();
-      onClose();
-    },
-  };
+  return subscriptionHandle(events, () => {
+    closed = true;
+    signalClosed();
+    onClose();
+  });
 }
