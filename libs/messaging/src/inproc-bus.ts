@@ -3,11 +3,6 @@ import { NoRespondersError } from './errors';
 import { subjectMatches } from './subject-match';
 import { withinTimeout } from './timeout';
 
-interface Responder {
-  queue: string;
-  responder: BusResponder;
-}
-
 /** Several responders on one subject take turns, as a NATS queue group does. */
 function roundRobin<T>() {
   const entries = new Map<string, T[]>();
@@ -31,7 +26,8 @@ function roundRobin<T>() {
  * `local` lane, where the handler's own validation does the copying instead of JSON.
  */
 export function createInprocBus(): MessageBus {
-  const responders = roundRobin<Responder>();
+  // The queue name needs no bookkeeping here: every responder of a subject shares one group in process.
+  const responders = roundRobin<BusResponder>();
   const locals = roundRobin<LocalResponder>();
   // Exact subjects are looked up directly; only wildcard patterns are matched one by one.
   const exact = new Map<string, Set<BusListener>>();
@@ -49,11 +45,11 @@ export function createInprocBus(): MessageBus {
     async request(subject, body, { headers = {}, timeoutMs }) {
       const target = closed ? undefined : responders.pick(subject);
       if (!target) throw new NoRespondersError(subject);
-      const reply = await withinTimeout(subject, timeoutMs, target.responder({ subject, body, headers }));
+      const reply = await withinTimeout(subject, timeoutMs, target({ subject, body, headers }));
       return { subject, body: reply.body, headers: reply.headers ?? {} };
     },
-    respond(subject, queue, responder) {
-      return responders.add(subject, { queue, responder });
+    respond(subject, _queue, responder) {
+      return responders.add(subject, responder);
     },
     publish(subject, body, headers: Headers = {}) {
       if (closed) return;

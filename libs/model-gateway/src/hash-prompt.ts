@@ -58,6 +58,8 @@ interface HashedMessage {
   hash: string;
   /** For a piecewise body: each piece of the content and its hash, stored as bodies of their own. */
   pieces: { text: string; hash: string }[];
+  /** Content and tool calls, for the token estimate. */
+  chars: number;
 }
 
 // Sections repeat in every request of every run; a string is its own key, so each is hashed once.
@@ -75,13 +77,14 @@ function pieceHash(text: string): string {
 }
 
 function hashMessage(message: ChatMessage): HashedMessage {
+  const chars = message.content.length + (message.toolCalls ? canonicalJson(message.toolCalls).length : 0);
   if (message.content.length < PIECEWISE_FROM) {
     const body = messageBody(message);
-    return { body, hash: sha256(body), pieces: [] };
+    return { body, hash: sha256(body), pieces: [], chars };
   }
   const pieces = piecesOf(message.content).map((text) => ({ text, hash: pieceHash(text) }));
   const body = bodyOf(message, { contentPieces: pieces.map((p) => p.hash) });
-  return { body, hash: sha256(body), pieces };
+  return { body, hash: sha256(body), pieces, chars };
 }
 
 // A run sends its history again with every request: each message (and tool list) is serialised
@@ -126,7 +129,7 @@ export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: Re
   }
   const toolSet = hashedTools(tools);
   const promptHash = sha256(`${messageHashes.join('\n')}\n${toolSet.hash}`);
-  const chars = messages.reduce((sum, m) => sum + m.content.length + (m.toolCalls ? canonicalJson(m.toolCalls).length : 0), toolSet.json.length);
+  const chars = hashed.reduce((sum, h) => sum + h.chars, toolSet.json.length);
   return { promptHash, messageHashes, newBodies, tokenEstimate: Math.ceil(chars / 4) };
 }
 

@@ -259,6 +259,7 @@ async function executeTool(ports: DriverPorts, state: RunState, call: OpenToolCa
 
 async function review(ports: DriverPorts, state: RunState): Promise<PendingEvent> {
   const start = state.start!;
+  const { tool_summary, last_step_outcome } = variables(state);
   try {
     const { report, modelCalls } = await ports.requester.request('qa.review', {
       runId: start.runId,
@@ -268,8 +269,8 @@ async function review(ports: DriverPorts, state: RunState): Promise<PendingEvent
       userInput: start.userInput,
       answer: state.answer ?? '',
       projectRoot: start.projectRoot,
-      toolSummary: variables(state).tool_summary,
-      lastStepOutcome: variables(state).last_step_outcome,
+      toolSummary: tool_summary,
+      lastStepOutcome: last_step_outcome,
     });
     return pending('QAReportIssued', { report, modelCalls });
   } catch (error) {
