@@ -18,6 +18,7 @@ import { Host, startHost } from '@stagecraft/service-shell';
 import { NatsServerHandle, ServiceProcess, freePort, readWriteAgentScript, spawnApp, startNatsServer, waitForHttp } from '@stagecraft/testing';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import pino from 'pino';
+import { measureWakeBaseline } from './machine-baseline';
 import { ms, percentile } from './stats';
 
 export interface RunBenchOptions {
@@ -290,6 +291,10 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
   };
   try {
     print(`run bench: ${settings.runs} agent runs per deployment after ${settings.warmupRuns} warm-up runs, zero-latency scripted model`);
+    const wake = await measureWakeBaseline();
+    print(
+      `machine baseline: a fixed task takes ${wake.busyUs.toFixed(1)} µs p50 straight after another and ${wake.afterWaitUs.toFixed(1)} µs straight after a 2 ms wait (x${wake.ratio.toFixed(2)})`,
+    );
     await measureOn(() => embedded(dir, gateway, 'embedded (inproc, sqlite), scripted model over HTTP'));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, sqlite), model answered in process (diagnostic: no HTTP at all)'));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, memory store), model answered in process (diagnostic: no HTTP, no disk)', 'memory'));
