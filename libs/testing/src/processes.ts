@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from './nats-server';
@@ -50,7 +51,7 @@ export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void
     } catch (error) {
       last = String(error);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms: ${last}`);
 }

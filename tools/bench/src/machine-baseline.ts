@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn, setTimeout as timerWait } from 'node:timers/promises';
 import { percentile } from './stats';
 
 export interface WakeBaseline {
@@ -13,10 +14,7 @@ export interface WakeBaseline {
 const payload = Array.from({ length: 40 }, (_, i) => ({ id: i, type: 'StageEntered', data: { stage: 'act', tools: ['read_file', 'list_dir'] }, note: 'x'.repeat(50) }));
 const task = () => JSON.parse(JSON.stringify(payload)).length;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const timerWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function p50Of(before: () => Promise<void>, rounds: number): Promise<number> {
+async function p50Of(before: () => Promise<unknown>, rounds: number): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {
     await before();
@@ -34,8 +32,8 @@ async function p50Of(before: () => Promise<void>, rounds: number): Promise<numbe
  * work runs at the speed a thread has after waiting.
  */
 export async function measureWakeBaseline(rounds = 1000): Promise<WakeBaseline> {
-  await p50Of(nextTurn, 200); // warm the task up
-  const busyUs = await p50Of(nextTurn, rounds);
+  await p50Of(() => nextTurn(), 200); // warm the task up
+  const busyUs = await p50Of(() => nextTurn(), rounds);
   const afterWaitUs = await p50Of(() => timerWait(2), rounds);
   return { busyUs, afterWaitUs, ratio: afterWaitUs / busyUs };
 }

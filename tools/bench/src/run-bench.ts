@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventData, SERVICE_NAMES, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { conversationServiceWith } from '@stagecraft/conversation-service';
 import { EventStore, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
@@ -61,7 +62,7 @@ function inProcessModel(waitMs = 0): ModelGateway {
     model: 'in-process',
     async complete(meta, messages) {
       const started = performance.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (waitMs > 0) await sleep(waitMs);
       const reply = agentReply({ index: 0, method: 'POST', path: '/chat/completions', headers: {}, body: { messages }, stage: meta.stage });
       const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) }));
       return { content: reply.content ?? '', toolCalls, latencyMs: performance.now() - started, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'in-process' };
@@ -177,7 +178,7 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
   const overhead = good.map((s) => (s.wallMs - s.modelMs - s.toolMs) / s.stages);
   const withTools = good.map((s) => (s.wallMs - s.modelMs) / s.stages);
   // Let the conversation stream's closing turn land before counting what each run stored.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   return {
     deployment: d.name,
     runs: samples.length,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConcurrencyError } from '../errors';
 import type { EventStore } from '../port';
 
@@ -51,6 +52,6 @@ async function waitForLength(store: EventStore, stream: string, length: number):
   for (;;) {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if ((last ? Number(last.revision) + 1 : 0) >= length) return;
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await sleep(1);
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -66,7 +67,7 @@ describe('sqlite event store file', () => {
     const before = size(background);
     await fill(store);
     const deadline = Date.now() + 5_000;
-    while (size(background) < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (size(background) < before + 1_000_000 && Date.now() < deadline) await sleep(20);
     expect(size(background)).toBeGreaterThan(before + 1_000_000);
     await store.close();
 

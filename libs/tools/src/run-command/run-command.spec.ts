@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +78,7 @@ describe('run_command', () => {
     expect(result.output).toContain('tool_error: COMMAND_TIMEOUT');
     expect(result.output).toContain('killed after 500 ms (timeout)');
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     expect(alive(grandchild)).toBe(false);
 
   });
