@@ -23,8 +23,12 @@ RUN npm run build \
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     STAGECRAFT_HEALTH_PORT=8080 \
+    STAGECRAFT_HEALTH_HOST=0.0.0.0 \
     STAGECRAFT_STORE=sqlite:/data/events.db
 WORKDIR /app
+# bubblewrap is run_command's sandbox (docs/security.md); without it the command tool is refused.
+# Before the COPY, so a code change does not repeat the install.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 # Everything .dockerignore lets in, built and pruned; owned by root, so the service user cannot change it.
 COPY --from=build /app ./
 # /data holds the embedded SQLite log; /workspace is where a project is mounted for the tools.

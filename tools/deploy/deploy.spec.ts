@@ -81,7 +81,7 @@ describe('docker-compose.yml', () => {
 
   it.each(WORKSPACE_APPS)('%s mounts the project directory at /workspace', (app) => {
     const s = services[app];
-    expect(s['environment']['STAGECRAFT_PROJECT_ROOT']).toBe('/workspace');
+    expect(s['environment']['STAGECRAFT_PROJECT_ROOTS']).toBe('/workspace');
     expect(s['volumes']).toEqual([expect.stringMatching(/^\$\{STAGECRAFT_PROJECT_DIR[^}]*\}:\/workspace(:ro)?$/)]);
   });
 
@@ -217,10 +217,10 @@ describe('kubernetes base', () => {
     expect(key?.['valueFrom']['secretKeyRef']).toMatchObject({ name: expect.any(String), key: expect.any(String), optional: true });
   });
 
-  it.each(WORKSPACE_APPS)('%s: the project is mounted at STAGECRAFT_PROJECT_ROOT', (app) => {
+  it.each(WORKSPACE_APPS)('%s: the project is mounted at STAGECRAFT_PROJECT_ROOTS', (app) => {
     const { pod, container } = deploymentOf(app);
     const env = (container['env'] ?? []) as Manifest[];
-    expect(env).toContainEqual({ name: 'STAGECRAFT_PROJECT_ROOT', value: '/workspace' });
+    expect(env).toContainEqual({ name: 'STAGECRAFT_PROJECT_ROOTS', value: '/workspace' });
     const mount = container['volumeMounts'].find((m: Manifest) => m['mountPath'] === '/workspace');
     const volume = pod['spec']['volumes'].find((v: Manifest) => v['name'] === mount?.['name']);
     const claim = volume?.['persistentVolumeClaim']?.['claimName'];

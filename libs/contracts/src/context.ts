@@ -8,6 +8,8 @@ const UTC_TIMESTAMP = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?
 export const CONTEXT_ID_PATTERN = new RegExp(`^(${SEGMENT})/(${SEGMENT})/(\\d{3,})/(${UTC_TIMESTAMP})$`);
 
 const ContextSegment = z.string().regex(new RegExp(`^${SEGMENT}$`), 'letters, digits, ".", "_", ":" or "-" (max 128)');
+/** An agent type names a segment of every context id its agent writes. */
+export const AgentType = ContextSegment;
 /** ISO-8601 in UTC (`Z`), so that ids sort by time within one sequence and read the same everywhere. */
 export const ContextTimestamp = z.iso.datetime();
 

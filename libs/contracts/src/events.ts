@@ -24,6 +24,11 @@ export const eventDataSchemas = {
     reasoningEnabled: z.boolean(),
     userInput: NonBlank,
     projectRoot: NonBlank,
+    /**
+     * The conversation's earlier turns are this run's history up to and including this revision of
+     * `conversation-<id>`: referenced, not copied, so a long conversation is stored once.
+     */
+    historyThrough: z.number().int().min(0).optional(),
   }),
   StageEntered: z.object({
     stage: Stage,
@@ -69,6 +74,13 @@ export const eventDataSchemas = {
     stage: Stage,
     /** The id the model gave the call, which its tool-result message must echo. */
     modelCallId: z.string().optional(),
+    /**
+     * Digest of everything else the call id is bound to (run, project root, mode, reasoning switch,
+     * delegation): a retry that differs in any of them is another call. Written by the tool service.
+     */
+    binding: Sha256.optional(),
+    /** When the tool service gives up on the call: past it, an unsettled call was interrupted. */
+    deadline: z.iso.datetime({ offset: true }).optional(),
   }),
   ToolCallCompleted: z.object({
     callId: Id,
@@ -77,8 +89,10 @@ export const eventDataSchemas = {
     output: z.string(),
     truncated: z.boolean(),
     durationMs: z.number().min(0),
+    /** The tool service stopped during the call: its effect, if any, is unknown, and the call is not run again. */
+    interrupted: z.boolean().optional(),
   }),
-  ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
+  ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string(), binding: Sha256.optional() }),
   MessageAppended: z.object({
     messageId: Id,
     role: z.enum(['user', 'assistant', 'tool', 'system']),

@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import { Stage, ToolName, UserMode } from './common';
+import { AgentType } from './context';
 
 export const ReasoningRule = z.enum(['none', 'macro', 'micro']);
 export type ReasoningRule = z.infer<typeof ReasoningRule>;
 
+/** No run delegates deeper than this (a run's own limit is lower); a longer chain is a bad request, not a policy question. */
+export const MAX_DELEGATION_DEPTH = 8;
+
 /** Who is speaking: the main agent, or a specialist it delegated to (seed 000). */
-export const DelegationState = z.object({
-  depth: z.number().int().min(0),
-  chain: z.array(z.string().min(1)).describe('agent types from the main agent to the active specialist'),
-});
+export const DelegationState = z
+  .object({
+    depth: z.number().int().min(0).max(MAX_DELEGATION_DEPTH),
+    chain: z.array(AgentType).max(MAX_DELEGATION_DEPTH).describe('agent types from the main agent to the active specialist'),
+  })
+  .refine((d) => d.depth === d.chain.length, { message: 'depth must equal the length of chain', path: ['depth'] });
 export type DelegationState = z.infer<typeof DelegationState>;
 export const NO_DELEGATION: DelegationState = { depth: 0, chain: [] };
 

@@ -13,3 +13,17 @@ export class RequestTimeoutError extends StagecraftError {
     this.name = 'RequestTimeoutError';
   }
 }
+
+/** A message over the transport's `maxPayload`: refused before sending, on both transports alike. */
+export class PayloadTooLargeError extends StagecraftError {
+  constructor(
+    readonly subject: string,
+    what: 'request' | 'reply' | 'message',
+    readonly bytes: number,
+    readonly maxPayload: number,
+  ) {
+    const count = (n: number) => n.toLocaleString('en-US');
+    super('LIMIT_EXCEEDED', `the ${what} on ${subject} is ${count(bytes)} bytes, over the transport's limit of ${count(maxPayload)}`);
+    this.name = 'PayloadTooLargeError';
+  }
+}

@@ -5,3 +5,4 @@ export { createNatsBus, connectNatsBus } from './nats-bus';
 export * from './requests';
 export * from './publish';
 export { subjectMatches } from './subject-match';
+export { wireBytes } from './wire-size';

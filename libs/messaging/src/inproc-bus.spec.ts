@@ -1,10 +1,13 @@
+import { StagecraftError } from '@stagecraft/contracts';
+import { BusFault, HEADER, MessageBus } from './bus';
 import { describeBusContract } from './bus.contract';
 import { createInprocBus } from './inproc-bus';
 import { subjectMatches } from './subject-match';
 import { createRequester, serveRequests } from './requests';
+import { wireBytes } from './wire-size';
 
-describeBusContract('in-process', async () => {
-  const bus = createInprocBus();
+describeBusContract('in-process', async (options) => {
+  const bus = createInprocBus(options);
   return { bus, peer: bus, close: () => bus.close() };
 });
 
@@ -97,6 +100,60 @@ describe('in-process requests (the local lane: values, no JSON)', () => {
     // Which one starts is not promised (as with a NATS queue group); that they alternate is.
     expect(answered[0]).not.toBe(answered[1]);
     expect(answered.slice(2)).toEqual(answered.slice(0, 2));
+    await bus.close();
+  });
+});
+
+describe('in-process limits (the same as NATS, on both lanes)', () => {
+  const prefix = 'test';
+  const newId = () => 'id-1';
+  const maxPayload = 2_000;
+  const request = { userMode: 'agent' as const, reasoningEnabled: true, stage: 'act' as const };
+  const replyWith = (prompt: string) => ({
+    policy: { ...request, delegation: { depth: 0, chain: [] }, tools: [], prompts: [prompt], reasoning: { rule: 'micro' as const, required: true }, toolLoop: true },
+  });
+  const failure = (promise: Promise<unknown>) => promise.then(() => null, (e: StagecraftError) => e.toReply());
+  /** The same bus without its value lane, so a requester has to go through text. */
+  const textOnly = (bus: MessageBus): MessageBus => ({ ...bus, local: undefined });
+
+  it('uses NATS’s default max_payload unless told otherwise', async () => {
+    expect(createInprocBus().maxPayload).toBe(1_048_576);
+    expect(createInprocBus({ maxPayload }).maxPayload).toBe(maxPayload);
+  });
+
+  it('refuses the same request on the value lane as on the text lane, byte for byte', async () => {
+    const bus = createInprocBus({ maxPayload });
+    const handler = jest.fn(async () => replyWith('base/system'));
+    serveRequests(bus, { 'policy.decide': handler }, { prefix, newId });
+    const correlationId = 'corr-1';
+    const headerSize = wireBytes('', { [HEADER.correlationId]: correlationId });
+    const sized = (bytes: number) => ({ ...request, delegation: undefined, pad: 'x'.repeat(bytes - Buffer.byteLength(JSON.stringify({ ...request, pad: '' })) - headerSize) });
+    for (const lane of [bus, textOnly(bus)]) {
+      const client = createRequester(lane, { prefix, newId });
+      await expect(client.request('policy.decide', sized(maxPayload) as never, { correlationId })).resolves.toEqual(replyWith('base/system'));
+      expect(await failure(client.request('policy.decide', sized(maxPayload + 1) as never, { correlationId }))).toEqual({
+        code: 'LIMIT_EXCEEDED',
+        message: "the request on test.policy.decide is 2,001 bytes, over the transport's limit of 2,000",
+        issues: [],
+      });
+    }
+    expect(handler).toHaveBeenCalledTimes(2);
+    await bus.close();
+  });
+
+  it('answers LIMIT_EXCEEDED for a reply over the limit on both lanes, reports it, and keeps serving', async () => {
+    const faults: BusFault[] = [];
+    const bus = createInprocBus({ maxPayload, onError: (f) => faults.push(f) });
+    serveRequests(bus, { 'policy.decide': async (r) => replyWith(r.stage === 'act' ? 'p'.repeat(maxPayload) : 'base/system') }, { prefix, newId });
+    for (const lane of [bus, textOnly(bus)]) {
+      const client = createRequester(lane, { prefix, newId });
+      expect(await failure(client.request('policy.decide', request))).toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/^the reply on test\.policy\.decide is 2,\d{3} bytes/) });
+      await expect(client.request('policy.decide', { ...request, stage: 'warmup' })).resolves.toEqual(replyWith('base/system'));
+    }
+    expect(faults.map((f) => [f.during, f.subject])).toEqual([
+      ['reply', 'test.policy.decide'],
+      ['reply', 'test.policy.decide'],
+    ]);
     await bus.close();
   });
 });

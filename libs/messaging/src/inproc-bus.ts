@@ -1,7 +1,9 @@
-import { BusListener, BusMessage, BusResponder, BusSubscription, Headers, LocalDispatch, LocalResponder, MessageBus } from './bus';
-import { NoRespondersError } from './errors';
+import { answer, faultReporter, guarded, refuseOversized } from './answer';
+import { BusListener, BusMessage, BusOptions, BusResponder, BusSubscription, DEFAULT_MAX_PAYLOAD, Headers, LocalDispatch, LocalResponder, MessageBus } from './bus';
+import { NoRespondersError, PayloadTooLargeError } from './errors';
 import { subjectMatches } from './subject-match';
 import { withinTimeout } from './timeout';
+import { wireBytes } from './wire-size';
 
 /** Several responders on one subject take turns, as a NATS queue group does. */
 function roundRobin<T>() {
@@ -23,9 +25,12 @@ function roundRobin<T>() {
 /**
  * The embedded transport: one process, same subjects and JSON bodies as NATS. Bodies stay strings,
  * so no object is shared between caller and handler; request/reply between services also has the
- * `local` lane, where the handler's own validation does the copying instead of JSON.
+ * `local` lane, where the handler's own validation does the copying instead of JSON. Text bodies
+ * obey NATS's `max_payload` rule byte for byte, so embedded and distributed refuse the same messages.
  */
-export function createInprocBus(): MessageBus {
+export function createInprocBus(options: BusOptions = {}): MessageBus {
+  const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+  const report = faultReporter(options.onError);
   // The queue name needs no bookkeeping here: every responder of a subject shares one group in process.
   const responders = roundRobin<BusResponder>();
   const locals = roundRobin<LocalResponder>();
@@ -41,11 +46,14 @@ export function createInprocBus(): MessageBus {
 
   return {
     kind: 'inproc',
+    maxPayload,
     local,
+    reportFault: report,
     async request(subject, body, { headers = {}, timeoutMs }) {
+      refuseOversized(subject, body, headers, maxPayload);
       const target = closed ? undefined : responders.pick(subject);
       if (!target) throw new NoRespondersError(subject);
-      const reply = await withinTimeout(subject, timeoutMs, target({ subject, body, headers }));
+      const reply = await withinTimeout(subject, timeoutMs, answer(target, { subject, body, headers }, maxPayload, report));
       return { subject, body: reply.body, headers: reply.headers ?? {} };
     },
     respond(subject, _queue, responder) {
@@ -53,26 +61,29 @@ export function createInprocBus(): MessageBus {
     },
     publish(subject, body, headers: Headers = {}) {
       if (closed) return;
+      const bytes = wireBytes(body, headers);
+      if (bytes > maxPayload) return report({ during: 'publish', subject, error: new PayloadTooLargeError(subject, 'message', bytes, maxPayload) });
       const message: BusMessage = { subject, body, headers };
       for (const listener of exact.get(subject) ?? []) queueMicrotask(() => listener(message));
       for (const { pattern, listener } of wildcards) {
         if (subjectMatches(pattern, subject)) queueMicrotask(() => listener(message));
       }
     },
-    subscribe(pattern, listener): BusSubscription {
+    subscribe(pattern, unguarded): BusSubscription {
+      // A throw inside queueMicrotask would be an uncaught exception: the guard keeps it a fault. The
+      // guard is also a new function per subscription, so the same listener subscribed twice is two.
+      const listener = guarded(unguarded, report);
       if (pattern.includes('*') || pattern.includes('>')) {
         const entry = { pattern, listener };
         wildcards.add(entry);
         return { unsubscribe: () => wildcards.delete(entry) };
       }
       const set = exact.get(pattern) ?? new Set<BusListener>();
-      // A separate wrapper per subscription, so the same function subscribed twice is two subscriptions.
-      const own: BusListener = (m) => listener(m);
-      set.add(own);
+      set.add(listener);
       exact.set(pattern, set);
       return {
         unsubscribe: () => {
-          set.delete(own);
+          set.delete(listener);
           if (set.size === 0 && exact.get(pattern) === set) exact.delete(pattern);
         },
       };

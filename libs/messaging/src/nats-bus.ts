@@ -8,8 +8,10 @@ import {
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
-import { BusMessage, Headers, MessageBus } from './bus';
-import { NoRespondersError, RequestTimeoutError } from './errors';
+import { answer, faultReporter, refuseOversized } from './answer';
+import { BusMessage, BusOptions, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
+import { NoRespondersError, PayloadTooLargeError, RequestTimeoutError } from './errors';
+import { wireBytes } from './wire-size';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -45,11 +47,24 @@ function mapRequestError(subject: string, timeoutMs: number, error: unknown): un
   return error;
 }
 
-/** Wraps an open connection; the caller that opened it decides when it closes (see `connectNatsBus`). */
-export function createNatsBus(nc: NatsConnection, options: { ownsConnection?: boolean } = {}): MessageBus {
+/**
+ * Wraps an open connection; the caller that opened it decides when it closes (see `connectNatsBus`).
+ * Every callback the client runs for us catches its own errors: the client calls them from its socket
+ * reader, where a throw (such as `msg.respond` refusing a reply over `max_payload`) ends the process.
+ */
+export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'maxPayload'> & { ownsConnection?: boolean } = {}): MessageBus {
+  const report = faultReporter(options.onError);
+  // The server says what it accepts, and may say something else after a reconnect.
+  const maxPayload = () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+
   return {
     kind: 'nats',
+    get maxPayload() {
+      return maxPayload();
+    },
+    reportFault: report,
     async request(subject, body, { headers, timeoutMs }) {
+      refuseOversized(subject, body, headers, maxPayload());
       try {
         const msg = await nc.request(subject, encoder.encode(body), { timeout: timeoutMs, headers: toNatsHeaders(headers) });
         return toBusMessage(msg);
@@ -58,25 +73,38 @@ export function createNatsBus(nc: NatsConnection, options: { ownsConnection?: bo
       }
     },
     respond(subject, queue, responder) {
+      const serve = async (msg: Msg) => {
+        try {
+          const reply = await answer(responder, toBusMessage(msg), maxPayload(), report);
+          msg.respond(encoder.encode(reply.body), { headers: toNatsHeaders(reply.headers) });
+        } catch (error) {
+          report({ during: 'reply', subject, error });
+        }
+      };
       const sub = nc.subscribe(subject, {
         queue,
-        callback: (err, msg) => {
-          if (err) return;
-          responder(toBusMessage(msg)).then(
-            (reply) => msg.respond(encoder.encode(reply.body), { headers: toNatsHeaders(reply.headers) }),
-            () => undefined,
-          );
-        },
+        callback: (err, msg) => (err ? report({ during: 'deliver', subject, error: err }) : void serve(msg)),
       });
       return { unsubscribe: () => sub.unsubscribe() };
     },
     publish(subject, body, headers) {
-      nc.publish(subject, encoder.encode(body), { headers: toNatsHeaders(headers) });
+      try {
+        const bytes = wireBytes(body, headers);
+        if (bytes > maxPayload()) throw new PayloadTooLargeError(subject, 'message', bytes, maxPayload());
+        nc.publish(subject, encoder.encode(body), { headers: toNatsHeaders(headers) });
+      } catch (error) {
+        report({ during: 'publish', subject, error });
+      }
     },
     subscribe(subject, listener) {
-      const sub = nc.subscribe(subject, { callback: (err, msg) => {
-          if (!err) listener(toBusMessage(msg));
-        }, });
+      const deliver = (msg: Msg) => {
+        try {
+          listener(toBusMessage(msg));
+        } catch (error) {
+          report({ during: 'deliver', subject: msg.subject, error });
+        }
+      };
+      const sub = nc.subscribe(subject, { callback: (err, msg) => (err ? report({ during: 'deliver', subject, error: err }) : deliver(msg)) });
       return { unsubscribe: () => sub.unsubscribe() };
     },
     flush: () => nc.flush(),
@@ -86,9 +114,9 @@ export function createNatsBus(nc: NatsConnection, options: { ownsConnection?: bo
   };
 }
 
-export async function connectNatsBus(servers: string, name?: string): Promise<MessageBus> {
+export async function connectNatsBus(servers: string, name?: string, options: Omit<BusOptions, 'maxPayload'> = {}): Promise<MessageBus> {
   // No async traces: the client would build an Error (and its stack) for every request just in case
   // it times out; ours are mapped to RequestTimeoutError / NoRespondersError with the subject anyway.
   const nc = await connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true });
-  return createNatsBus(nc, { ownsConnection: true });
+  return createNatsBus(nc, { ...options, ownsConnection: true });
 }

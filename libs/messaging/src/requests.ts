@@ -12,7 +12,10 @@ import {
   withPrefix,
 } from '@stagecraft/contracts';
 import { BusSubscription, HEADER, Headers, MessageBus } from './bus';
+import { PayloadTooLargeError } from './errors';
+import { jsonSizeIfOver } from './json-size';
 import { withinTimeout } from './timeout';
+import { headerBytes } from './wire-size';
 
 export interface RequestContext {
   subject: RequestSubject;
@@ -37,7 +40,7 @@ export interface ServeOptions {
 /** A failed request, as the caller sees it: the remote code, message and issues, unchanged. */
 export class RemoteError extends StagecraftError {
   constructor(readonly subject: string, reply: ErrorReply) {
-    super(reply.code, reply.message, reply.issues);
+    super(reply.code, reply.message, reply.issues, { omittedIssues: reply.omittedIssues });
     this.name = 'RemoteError';
   }
 }
@@ -95,6 +98,30 @@ function contextOf(subject: RequestSubject, headers: Headers, newId: () => strin
   return { subject, correlationId: headers[HEADER.correlationId] || newId(), causationId: headers[HEADER.causationId] };
 }
 
+const replyHeaders = (context: RequestContext): Headers => ({ [HEADER.correlationId]: context.correlationId });
+
+/**
+ * The local lane carries values, yet refuses what the text lane would: a value whose JSON (with the
+ * headers the text lane would send) is over the bus's `maxPayload` (docs/decisions/0012-transport-limits.md).
+ */
+function oversizedValue(bus: MessageBus, subject: string, what: 'request' | 'reply', value: unknown, headers: Headers): PayloadTooLargeError | null {
+  const extra = headerBytes(headers);
+  const bytes = jsonSizeIfOver(value, bus.maxPayload - extra);
+  return bytes === null ? null : new PayloadTooLargeError(subject, what, bytes + extra, bus.maxPayload);
+}
+
+/** What the text lane's bus would have answered: the reply, or `LIMIT_EXCEEDED` / `INTERNAL` when it could not carry it. */
+function carriedReply<T>(bus: MessageBus, subject: string, envelope: ReplyEnvelope<T>, headers: Headers): ReplyEnvelope<T> {
+  try {
+    const tooLarge = oversizedValue(bus, subject, 'reply', envelope, headers);
+    if (!tooLarge) return envelope;
+    throw tooLarge;
+  } catch (error) {
+    bus.reportFault({ during: 'reply', subject, error });
+    return fail(error);
+  }
+}
+
 export function serveRequests(bus: MessageBus, handlers: RequestHandlers, options: ServeOptions): BusSubscription {
   const subscriptions = (Object.keys(handlers) as RequestSubject[]).flatMap((subject) => {
     const handler = handlers[subject] as RequestHandler<typeof subject>;
@@ -102,9 +129,12 @@ export function serveRequests(bus: MessageBus, handlers: RequestHandlers, option
     const remote = bus.respond(subjectName, options.queue ?? requestContracts[subject].owner, async (message) => {
       const context = contextOf(subject, message.headers, options.newId);
       const envelope = await handleRequest(subject, handler, message.body, context);
-      return { body: JSON.stringify(envelope), headers: { [HEADER.correlationId]: context.correlationId } };
+      return { body: JSON.stringify(envelope), headers: replyHeaders(context) };
     });
-    const local = bus.local?.respond(subjectName, (value, headers) => handleValue(subject, handler, value, contextOf(subject, headers, options.newId)));
+    const local = bus.local?.respond(subjectName, async (value, headers) => {
+      const context = contextOf(subject, headers, options.newId);
+      return carriedReply(bus, subjectName, await handleValue(subject, handler, value, context), replyHeaders(context));
+    });
     return local ? [remote, local] : [remote];
   });
   return { unsubscribe: () => subscriptions.forEach((s) => s.unsubscribe()) };
@@ -128,6 +158,8 @@ export function createRequester(bus: MessageBus, options: { prefix: string; newI
       const name = withPrefix(options.prefix, subject);
       const limit = timeoutMs ?? options.timeoutMs ?? 10_000;
       const local = bus.local?.find(name);
+      const tooLarge = local && oversizedValue(bus, name, 'request', data, headers);
+      if (tooLarge) throw tooLarge;
       const envelope = (
         local
           ? await withinTimeout(name, limit, local(data, headers))

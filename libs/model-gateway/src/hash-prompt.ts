@@ -133,6 +133,17 @@ export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: Re
   return { promptHash, messageHashes, newBodies, tokenEstimate: Math.ceil(chars / 4) };
 }
 
+/**
+ * The hashes under which `messages` are stored (bodies and, for long ones, their pieces). A run's
+ * earlier turns live in the conversation stream: counted as known, they are not stored again per run.
+ */
+export function storedHashesOf(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) => {
+    const { hash, pieces } = hashedMessage(message);
+    return [...pieces.map((p) => p.hash), hash];
+  });
+}
+
 /** The messages of a recorded request, from its hashes and every body its run stored up to it. */
 export function restoreMessages(messageHashes: readonly string[], bodies: ReadonlyMap<string, string>): ChatMessage[] {
   const bodyAt = (hash: string) => {

@@ -28,6 +28,11 @@ export interface Delegation {
 /** Everything the next step depends on, folded from the run's own stream and nothing else. */
 export interface RunState {
   start: EventData<'RunStarted'> | null;
+  /**
+   * The earlier turns `start.historyThrough` refers to, loaded from the conversation stream by the shell
+   * that opens the run; no event of the run's own stream changes them.
+   */
+  prior: ChatMessage[];
   status: RunStatus;
   stage: Stage | null;
   iteration: number;
@@ -53,6 +58,7 @@ export interface RunState {
 
 export const initialRunState = (): RunState => ({
   start: null,
+  prior: [],
   status: 'new',
   stage: null,
   iteration: 0,
@@ -76,7 +82,7 @@ export const initialRunState = (): RunState => ({
   delegations: [],
 });
 
-const toChatMessage = (d: EventData<'MessageAppended'>): ChatMessage => ({
+export const toChatMessage = (d: EventData<'MessageAppended'>): ChatMessage => ({
   role: d.role === 'system' ? 'user' : d.role,
   content: d.content,
   ...(d.toolCalls?.length ? { toolCalls: d.toolCalls as ToolCall[] } : {}),

@@ -9,7 +9,7 @@ import { ShellPorts } from './ports';
 export function composePorts(
   bus: MessageBus,
   store: EventStore | null,
-  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>,
+  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>,
   env: Readonly<Record<string, string | undefined>>,
 ): ShellPorts {
   const newId = () => randomUUID();
@@ -23,6 +23,7 @@ export function composePorts(
     requester: createRequester(bus, { prefix: config.prefix, newId, timeoutMs: config.requestTimeoutMs }),
     logger: pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination(2)),
     startedAt: clock(),
+    projectRoots: config.projectRoots,
     env,
   };
 }

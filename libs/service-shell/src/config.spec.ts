@@ -7,6 +7,8 @@ describe('loadShellConfig', () => {
       store: 'sqlite:.stagecraft/events.db',
       prefix: 'stagecraft',
       healthPort: 8080,
+      healthHost: '127.0.0.1',
+      projectRoots: undefined,
       requestTimeoutMs: 30000,
       logLevel: 'info',
     });
@@ -30,6 +32,8 @@ describe('loadShellConfig', () => {
     ['STAGECRAFT_STORE', 'postgres://db'],
     ['STAGECRAFT_SUBJECT_PREFIX', 'has space'],
     ['LOG_LEVEL', 'loud'],
+    ['STAGECRAFT_PROJECT_ROOTS', '/a:work'],
+    ['STAGECRAFT_HEALTH_HOST', 'bad host'],
   ])('names %s when it is %s', (name, value) => {
     expect(() => loadShellConfig({ [name]: value })).toThrow(new RegExp(`invalid configuration: ${name}`));
   });
@@ -37,4 +41,25 @@ describe('loadShellConfig', () => {
 
 it('treats an empty variable as unset', () => {
   expect(loadShellConfig({ NATS_URL: '', STAGECRAFT_HEALTH_PORT: '' })).toMatchObject({ natsUrl: undefined, healthPort: 8080 });
+});
+
+describe('project roots', () => {
+  it('reads one or more absolute roots separated like PATH', () => {
+    expect(loadShellConfig({ STAGECRAFT_PROJECT_ROOTS: '/workspace' }).projectRoots).toEqual(['/workspace']);
+    expect(loadShellConfig({ STAGECRAFT_PROJECT_ROOTS: '/a:/b/c:' }).projectRoots).toEqual(['/a', '/b/c']);
+  });
+
+  it('still reads the singular name, the plural winning when both are set', () => {
+    expect(loadShellConfig({ STAGECRAFT_PROJECT_ROOT: '/old' }).projectRoots).toEqual(['/old']);
+    expect(loadShellConfig({ STAGECRAFT_PROJECT_ROOT: '/old', STAGECRAFT_PROJECT_ROOTS: '/new' }).projectRoots).toEqual(['/new']);
+  });
+
+  it('refuses relative roots, naming the variable', () => {
+    expect(() => loadShellConfig({ STAGECRAFT_PROJECT_ROOTS: '/a:work' })).toThrow('invalid configuration: STAGECRAFT_PROJECT_ROOTS: entries must be absolute paths');
+  });
+});
+
+it('binds probes to loopback unless told otherwise', () => {
+  expect(loadShellConfig({}).healthHost).toBe('127.0.0.1');
+  expect(loadShellConfig({ STAGECRAFT_HEALTH_HOST: '0.0.0.0' }).healthHost).toBe('0.0.0.0');
 });

@@ -1,8 +1,14 @@
+import { delimiter, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SUBJECT_PREFIX, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
 
 const SubjectPrefix = z.string().regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/, 'dot-separated tokens of letters, digits, "_" or "-"');
 const Port = z.coerce.number().int().min(0).max(65_535);
+/** One or more absolute directories, separated like PATH entries. */
+const ProjectRoots = z
+  .string()
+  .transform((value) => value.split(delimiter).map((r) => r.trim()).filter((r) => r.length > 0))
+  .refine((roots) => roots.every((r) => isAbsolute(r)), { message: 'entries must be absolute paths' });
 
 /** The environment every service process reads, once, at start-up. */
 export const ShellEnv = z.object({
@@ -10,6 +16,12 @@ export const ShellEnv = z.object({
   STAGECRAFT_STORE: z.string().regex(/^(memory:|sqlite:.+|kurrentdb(\+discover)?:\/\/.+|esdb(\+discover)?:\/\/.+)$/, 'memory:, sqlite:PATH or kurrentdb://…').default('sqlite:.stagecraft/events.db'),
   STAGECRAFT_SUBJECT_PREFIX: SubjectPrefix.default(DEFAULT_SUBJECT_PREFIX),
   STAGECRAFT_HEALTH_PORT: Port.default(8080),
+  /** Loopback unless told otherwise: a probe port is no business of other hosts outside a container. */
+  STAGECRAFT_HEALTH_HOST: z.string().regex(/^[A-Za-z0-9.:-]+$/, 'an address or host name to bind').default('127.0.0.1'),
+  /** The directories (and their subtrees) a request's project root may name; unset: any directory. */
+  STAGECRAFT_PROJECT_ROOTS: ProjectRoots.optional(),
+  /** The earlier, singular name of STAGECRAFT_PROJECT_ROOTS, still read when the plural is unset. */
+  STAGECRAFT_PROJECT_ROOT: ProjectRoots.optional(),
   STAGECRAFT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -20,6 +32,9 @@ export interface ShellConfig {
   store: string;
   prefix: string;
   healthPort: number;
+  healthHost: string;
+  /** Undefined: any existing directory may be a project root (the embedded CLI, working for its own user). */
+  projectRoots?: string[];
   requestTimeoutMs: number;
   logLevel: ShellEnv['LOG_LEVEL'];
 }
@@ -40,6 +55,8 @@ export function loadShellConfig(env: Record<string, string | undefined>): ShellC
     store: e.STAGECRAFT_STORE,
     prefix: e.STAGECRAFT_SUBJECT_PREFIX,
     healthPort: e.STAGECRAFT_HEALTH_PORT,
+    healthHost: e.STAGECRAFT_HEALTH_HOST,
+    projectRoots: e.STAGECRAFT_PROJECT_ROOTS ?? e.STAGECRAFT_PROJECT_ROOT,
     requestTimeoutMs: e.STAGECRAFT_REQUEST_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };

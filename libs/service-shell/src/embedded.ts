@@ -12,7 +12,7 @@ export interface HostOptions {
   transport: 'inproc' | 'nats';
   natsUrl?: string;
   store: string;
-  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel'>;
+  config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>;
   /** What the services may read from the environment; none unless the caller passes it. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -29,6 +29,10 @@ export async function startHost(options: HostOptions): Promise<Host> {
   let bus: MessageBus;
   if (options.transport === 'nats') {
     if (!options.natsUrl) throw new Error('--transport nats needs --nats-url or NATS_URL');
+    // On a bus, requests come from anyone who can reach it: the directories they may name must be set.
+    if (definitions.some((d) => d.touchesProjects) && !options.config.projectRoots?.length) {
+      throw new Error('invalid configuration: STAGECRAFT_PROJECT_ROOTS: required to serve conversation or tool-execution over NATS');
+    }
     bus = await connectNatsBus(options.natsUrl, 'stagecraft-host');
   } else {
     bus = createInprocBus();

@@ -14,6 +14,8 @@ export interface ShellPorts {
   newId: NewId;
   logger: Logger;
   startedAt: Date;
+  /** The directories a request's project root may name; undefined: any (see ShellConfig). */
+  projectRoots?: readonly string[];
   /** The environment the composition root was given (apps pass `process.env`; tests usually pass none). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -23,4 +25,6 @@ export interface ServiceDefinition {
   name: ServiceName;
   module: new (...args: any[]) => unknown;
   usesStore: boolean;
+  /** Works on the files of a request's project root, so a distributed process needs STAGECRAFT_PROJECT_ROOTS. */
+  touchesProjects?: boolean;
 }

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:http';
  * Kubernetes probes over plain HTTP: `/healthz` says the process is alive, `/readyz` that its
  * NATS connection and store answer right now.
  */
-export async function startProbeServer(port: number, ready: () => Promise<void>): Promise<Server> {
+export async function startProbeServer(port: number, host: string, ready: () => Promise<void>): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     if (req.url === '/readyz') {
@@ -18,7 +18,7 @@ export async function startProbeServer(port: number, ready: () => Promise<void>)
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => resolve());
+    server.listen(port, host, () => resolve());
   });
   return server;
 }

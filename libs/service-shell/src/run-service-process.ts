@@ -15,6 +15,10 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   try {
     config = loadShellConfig(env);
     if (!config.natsUrl) throw new Error('invalid configuration: NATS_URL: required for a service process');
+    // Any caller on the bus could otherwise name any directory of the host, "/" included.
+    if (definition.touchesProjects && !config.projectRoots?.length) {
+      throw new Error('invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on project files (the directories requests may name)');
+    }
   } catch (error) {
     process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
     process.exit(1);
@@ -24,7 +28,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   const ports = composePorts(bus, store, config, env);
   const running = await startServices([definition], ports);
   const probes = config.healthPort > 0
-    ? await startProbeServer(config.healthPort, async () => {
+    ? await startProbeServer(config.healthPort, config.healthHost, async () => {
         await bus.flush();
         await store?.readStream('$readiness', { maxCount: 1 });
       })

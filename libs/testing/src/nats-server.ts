@@ -48,9 +48,10 @@ function waitForReady(child: ChildProcess, timeoutMs: number): Promise<void> {
  * Starts a real nats-server (JetStream on) on a free loopback port with its own storage
  * directory. Fails loudly, naming the fix, when the binary is missing.
  */
-export async function startNatsServer(options: { binary?: string } = {}): Promise<NatsServerHandle> {
+export async function startNatsServer(options: { binary?: string; port?: number } = {}): Promise<NatsServerHandle> {
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
-  const port = await freePort();
+  // A given port starts the server again where its clients expect it (a restart under load).
+  const port = options.port ?? (await freePort());
   const storeDir = mkdtempSync(join(tmpdir(), 'stagecraft-nats-'));
   const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
     stdio: ['ignore', 'ignore', 'pipe'],

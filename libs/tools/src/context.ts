@@ -1,3 +1,5 @@
+import type { SandboxOptions } from '@stagecraft/sandbox';
+
 /** Executables `run_command` may start when the host configures none. */
 export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = ['node', 'npm', 'npx', 'git', 'ls', 'cat', 'grep', 'tsc', 'jest', 'python3', 'make'];
 
@@ -15,11 +17,15 @@ export const LIMITS = {
   commandKillGraceMs: 2_000,
 } as const;
 
-/** Everything a tool may touch: one project root, a progress channel and the command allow-list. */
+/** Everything a tool may touch: one project root, a progress channel, the command allow-list and its sandbox. */
 export interface ToolContext {
   /** Absolute real path of the project root; every path argument is resolved inside it. */
   root: string;
   allowedCommands: readonly string[];
   /** One short human-readable line per step; the service numbers and publishes them. */
   progress(message: string): void;
+  /** Called with the process group leader's pid when a command starts (the service notes it for crash recovery). */
+  onSpawn?(pid: number): void;
+  /** How `run_command` is confined; DEFAULT_SANDBOX_OPTIONS of @stagecraft/sandbox (bubblewrap, no network) when absent. */
+  sandbox?: SandboxOptions;
 }

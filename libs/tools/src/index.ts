@@ -3,6 +3,7 @@ export type { ToolContext } from './context';
 export { failed, succeeded, ToolFailureError } from './outcome';
 export type { FailureKind, ToolFailure, ToolOutcome } from './outcome';
 export { TOOLS, executeTool, toolSignature, toolSpecs } from './registry';
+export { toolCallBudgetMs } from './budget';
 export type { ToolSpec } from './registry';
 export { resolveInsideRoot, displayPath, isInside } from './sandbox/resolve-inside-root';
 export { checkProjectRoot } from './sandbox/project-root';

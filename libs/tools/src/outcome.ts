@@ -24,7 +24,9 @@ export type FailureKind =
   | 'COMMAND_NOT_FOUND'
   | 'COMMAND_FAILED'
   | 'COMMAND_TIMEOUT'
+  | 'SANDBOX_UNAVAILABLE'
   | 'IO_ERROR'
+  | 'INTERRUPTED'
   | 'INTERNAL';
 
 /**

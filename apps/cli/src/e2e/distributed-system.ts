@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { NatsServerHandle, ServiceProcess, startNatsServer, startServiceProcesses } from '@stagecraft/testing';
 
 export interface DistributedSystem {
+  /** Mutable: a test may restart the server on the same port. */
   nats: NatsServerHandle;
   /** Mutable: a test may replace a process it killed. */
   services: ServiceProcess[];
@@ -28,6 +30,8 @@ export async function startDistributedSystem(options: { prefix: string; storePat
     STAGECRAFT_STORE: `sqlite:${options.storePath}`,
     STAGECRAFT_SUBJECT_PREFIX: options.prefix,
     STAGECRAFT_HEALTH_PORT: String(healthPort),
+    // Projects live next to the store unless a test says otherwise.
+    STAGECRAFT_PROJECT_ROOTS: dirname(options.storePath),
     ...options.env,
   });
   const services = await startServiceProcesses((_name, healthPort) => envFor(healthPort));
@@ -45,7 +49,7 @@ export async function startDistributedSystem(options: { prefix: string; storePat
       await bus.close();
       await store.close();
       const codes = await Promise.all(system.services.map((s) => s.stop()));
-      await nats.stop();
+      await system.nats.stop();
       return codes;
     },
   };

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NatsServerHandle, REPO_ROOT, exitOf, runCli, startNatsServer } from '@stagecraft/testing';
+import { NatsServerHandle, REPO_ROOT, exitOf, runCli, spawnApp, startNatsServer } from '@stagecraft/testing';
 
 /** `stagecraft serve` hosting a subset of the services on NATS, seen by `stagecraft health` from another process. */
 describe('stagecraft serve --transport nats --services …', () => {
@@ -45,5 +45,15 @@ describe('stagecraft serve --transport nats --services …', () => {
     const { code, stderr } = await runCli(['serve', '--services', 'policy,oracle']);
     expect(code).not.toBe(0);
     expect(stderr).toContain('unknown service(s) oracle');
+  });
+
+  it('refuses to serve the project-touching services on NATS without STAGECRAFT_PROJECT_ROOTS', async () => {
+    const env = { STAGECRAFT_PROJECT_ROOTS: '', STAGECRAFT_PROJECT_ROOT: '' };
+    const { code, stderr } = await runCli(['serve', '--transport', 'nats', '--nats-url', nats.url, '--services', 'tool-execution', '--store', `sqlite:${join(dir, 'roots.db')}`], env);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('STAGECRAFT_PROJECT_ROOTS: required');
+    const app = spawnApp('tool-execution', { NATS_URL: nats.url, STAGECRAFT_STORE: `sqlite:${join(dir, 'roots.db')}`, STAGECRAFT_HEALTH_PORT: '0', ...env });
+    expect(await exitOf(app.child)).toBe(1);
+    expect(app.output()).toContain('STAGECRAFT_PROJECT_ROOTS: required');
   });
 });

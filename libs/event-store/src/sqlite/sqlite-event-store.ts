@@ -73,7 +73,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         result = appendLocked(sql, stream, events, rows, expected);
         sql.commit.run();
       } catch (error) {
-        sql.rollback.run();
+        rollback(sql);
         throw toAppendError(error, stream);
       }
       if (events.length > 0) changes.notify();
@@ -107,6 +107,18 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     },
   };
   return store;
+}
+
+/**
+ * After some errors (a full disk among them) SQLite has already rolled the transaction back, and a
+ * second rollback fails with "no transaction is active": that must not replace the error that matters.
+ */
+function rollback(sql: Statements): void {
+  try {
+    sql.rollback.run();
+  } catch {
+    // Nothing left to undo.
+  }
 }
 
 type Row = readonly [id: string, type: string, data: string, metadata: string];

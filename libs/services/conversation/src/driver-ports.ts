@@ -15,4 +15,6 @@ export interface DriverPorts {
   newId: () => string;
   logger: Logger;
   limits: RunLimits;
+  /** The directories a run's project root may be in; undefined: any. */
+  projectRoots?: readonly string[];
 }

@@ -25,6 +25,7 @@ class RegistryLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(@Inject(RUN_REGISTRY) private readonly registry: RunRegistry, private readonly resume: boolean) {}
   async onApplicationBootstrap(): Promise<void> {
     if (this.resume) await this.registry.resumeUnfinished();
+    this.registry.startRecovery();
   }
   onModuleDestroy(): void {
     this.registry.close();
@@ -57,6 +58,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
           newId: shell.newId,
           logger: shell.logger,
           limits: { ...DEFAULT_RUN_LIMITS, ...options.limits },
+          projectRoots: shell.projectRoots,
         }),
       },
       { provide: RUN_REGISTRY, inject: [DRIVER_PORTS], useFactory: (ports: DriverPorts) => new RunRegistry(ports) },
@@ -69,7 +71,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
 }
 
 export function conversationServiceWith(options: ConversationOptions): ServiceDefinition {
-  return { name: 'conversation', module: conversationModule(options), usesStore: true };
+  return { name: 'conversation', module: conversationModule(options), usesStore: true, touchesProjects: true };
 }
 
 export const conversationService: ServiceDefinition = conversationServiceWith({});

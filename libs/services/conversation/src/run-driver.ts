@@ -1,9 +1,10 @@
-import { ChatMessage, ModelCallMeta, Stage, StagePolicy, StagecraftError, StagecraftEvent, ToolSpec, toErrorReply } from '@stagecraft/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, Stage, StagePolicy, StagecraftError, StagecraftEvent, ToolSpec, toErrorReply } from '@stagecraft/contracts';
 import { formatContextId } from '@stagecraft/context';
-import { hashPrompt } from '@stagecraft/model-gateway';
+import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
 import { renderOutcome } from '@stagecraft/reasoning';
 import { OpenToolCall, PendingEvent, RunState, RunStep, evolveRun, interpretResponse, nextStep, pending, requestViolations } from '@stagecraft/run';
-import { toolSpecs } from '@stagecraft/tools';
+import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
 import { RunLog } from './run-log';
 
@@ -152,7 +153,7 @@ async function buildRequest(ports: DriverPorts, state: RunState): Promise<{ mess
     agentType: activeAgent(state),
   });
   const tools = policy.toolLoop ? toolSpecs(policy.tools) : [];
-  return { messages: [{ role: 'system', content: assembled.system }, ...state.history], tools, promptIds: assembled.promptIds };
+  return { messages: [{ role: 'system', content: assembled.system }, ...state.prior, ...state.history], tools, promptIds: assembled.promptIds };
 }
 
 /**
@@ -169,7 +170,8 @@ async function callModel(ports: DriverPorts, state: RunState): Promise<Batch> {
   const requestId = state.pending?.requestId ?? `${start.runId}.m${state.modelRequests + 1}`;
   const events: PendingEvent[] = [];
   if (!state.pending) {
-    const hashed = hashPrompt(request.messages, request.tools, new Set(state.knownBodies));
+    // Earlier turns are stored in the conversation stream already.
+    const hashed = hashPrompt(request.messages, request.tools, new Set([...state.knownBodies, ...storedHashesOf(state.prior)]));
     events.push(
       pending('ModelRequested', {
         requestId,
@@ -225,12 +227,36 @@ async function interpretation(ports: DriverPorts, state: RunState): Promise<Pend
   return events;
 }
 
+/** Waits between attempts while the tool service is away (a restart takes a few seconds): about half a minute in all. */
+const TOOL_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** Room for the request itself on top of the call's own budget. */
+const TOOL_REQUEST_SLACK_MS = 15_000;
+
+/**
+ * Asks the tool service to run a call, again with the same call id while it is unreachable or silent:
+ * the call id makes the retry safe (a call that ran is replayed, one that was cut off is recorded as
+ * interrupted, never run twice), so a restarting tool service does not fail the run.
+ */
+async function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
+  const timeoutMs = toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ports.requester.request('tool.execute', request, { timeoutMs, causationId: request.callId });
+    } catch (error) {
+      const { code } = toErrorReply(error);
+      if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || attempt >= TOOL_RETRY_DELAYS_MS.length) throw error;
+      ports.logger.warn({ runId: request.runId, callId: request.callId, code, attempt: attempt + 1 }, 'tool service did not answer; asking again with the same call id');
+      await sleep(TOOL_RETRY_DELAYS_MS[attempt]);
+    }
+  }
+}
+
 async function executeTool(ports: DriverPorts, state: RunState, call: OpenToolCall): Promise<Batch> {
   const start = state.start!;
   const messageId = `${start.runId}.msg${state.messageCount + 1}`;
   const base = { messageId, role: 'tool' as const, instructions: [], intermediate: false, kind: 'tool_result' as const, stage: state.stage ?? undefined, toolCallId: call.modelCallId };
   try {
-    const result = await ports.requester.request('tool.execute', {
+    const result = await requestToolCall(ports, {
       callId: call.callId,
       runId: start.runId,
       tool: call.tool as StagePolicy['tools'][number],

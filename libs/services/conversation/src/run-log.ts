@@ -1,4 +1,5 @@
 import {
+  ChatMessage,
   EventData,
   EventType,
   StagecraftError,
@@ -9,7 +10,7 @@ import {
 } from '@stagecraft/contracts';
 import { ConcurrencyError } from '@stagecraft/event-store';
 import { publishRunEvent } from '@stagecraft/messaging';
-import { PendingEvent, RunState, evolveRun, initialRunState } from '@stagecraft/run';
+import { PendingEvent, RunState, evolveRun, initialRunState, toChatMessage } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 
 /**
@@ -33,7 +34,17 @@ export class RunLog {
     const correlation = correlationId ?? events[0]?.metadata.correlationId ?? runId;
     const log = new RunLog(ports, runId, state, revision, correlation);
     log.lastContextId = [...events].reverse().find((e) => e.type === 'StageEntered')?.metadata.contextId;
+    const through = state.start?.historyThrough;
+    if (state.start && through !== undefined) {
+      const turns = await ports.store.readStream(streams.conversation(state.start.conversationId), { fromRevision: 0n, maxCount: through + 1 });
+      log.usePrior(priorMessages(turns as unknown as StagecraftEvent[]));
+    }
     return log;
+  }
+
+  /** The earlier turns of the conversation, which `RunStarted.historyThrough` refers to. */
+  usePrior(prior: ChatMessage[]): void {
+    this.state = { ...this.state, prior };
   }
 
   private lastContextId?: string;
@@ -71,3 +82,7 @@ function validate<T extends EventType>(type: T, data: unknown): EventData<T> {
   if (!parsed.success) throw new StagecraftError('INTERNAL', `the run produced an invalid ${type} event`, issuesFromZod(parsed.error));
   return parsed.data as EventData<T>;
 }
+
+/** A conversation stream's turns as chat messages, in order. */
+export const priorMessages = (events: readonly StagecraftEvent[]): ChatMessage[] =>
+  events.flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));

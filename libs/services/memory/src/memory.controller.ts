@@ -10,6 +10,8 @@ import {
   Memory,
   MemoryRecallReply,
   MemoryRecallRequest,
+  MemoryReflectReply,
+  MemoryReflectRequest,
   MemoryRetainReply,
   MemoryRetainRequest,
   StagecraftEvent,
@@ -20,6 +22,7 @@ import { recallMemories } from '@stagecraft/memory';
 import type { RequestContext } from '@stagecraft/messaging';
 import { CLOCK, EVENT_STORE, Handles, NEW_ID } from '@stagecraft/service-shell';
 import type { Clock, NewId } from '@stagecraft/service-shell';
+import { reflectOn } from './reflect';
 
 /** A caller-chosen memory id always maps to the same event id, so a retried retain appends once. */
 function eventIdFor(memoryId: string): string {
@@ -52,6 +55,12 @@ export class MemoryController {
   @Handles('memory.recall')
   async recall(@Payload() request: MemoryRecallRequest): Promise<MemoryRecallReply> {
     return { memories: recallMemories(await this.memories(request.scope), request.query, request) };
+  }
+
+  /** Reads only: the reflection is built from the scope's stream each time and stored nowhere. */
+  @Handles('memory.reflect')
+  async reflect(@Payload() { scope, query }: MemoryReflectRequest): Promise<MemoryReflectReply> {
+    return reflectOn(await this.memories(scope), scope, query);
   }
 
   @Handles('memory.reasoning-outcome.get')

@@ -5,9 +5,10 @@ import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
 import { MessageBus, RequestContext, publishToolProgress } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
 import type { Clock, NewId } from '@stagecraft/service-shell';
-import { DEFAULT_ALLOWED_COMMANDS, LIMITS, checkProjectRoot, executeTool } from '@stagecraft/tools';
+import { DEFAULT_ALLOWED_COMMANDS, LIMITS, checkProjectRoot, executeTool, failed, toolCallBudgetMs } from '@stagecraft/tools';
+import { defaultInFlightDir, reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
 import { ToolExecutionOptions } from './options';
-import { ToolCallRecord, assertSameCall, foldToolCall, settledOutcome } from './tool-call-record';
+import { ToolCallRecord, assertSameCall, callBinding, foldToolCall, settledOutcome } from './tool-call-record';
 
 export interface ToolCallPorts {
   store: EventStore;
@@ -18,42 +19,86 @@ export interface ToolCallPorts {
   options: ToolExecutionOptions;
 }
 
-/** A duplicate waits at most as long as the longest command may run, plus room to record its result. */
+/** A duplicate of a call recorded before calls had deadlines waits at most this long. */
 const DEFAULT_IN_FLIGHT_WAIT_MS = LIMITS.commandTimeoutMs + LIMITS.commandKillGraceMs + 5_000;
 const POLL_MS = 20;
 
 const isConflict = (error: unknown) => (error as { code?: unknown } | null)?.code === 'CONFLICT';
 
+/** What identifies a call in its stream's metadata, for appends made without the original request. */
+interface CallRef {
+  callId: string;
+  tool: ToolExecuteRequest['tool'];
+  runId: string;
+  correlationId: string;
+  causationId?: string;
+}
+
+const refOf = (request: ToolExecuteRequest, context: RequestContext): CallRef => ({
+  callId: request.callId,
+  tool: request.tool,
+  runId: request.runId,
+  correlationId: context.correlationId,
+  causationId: context.causationId,
+});
+
 async function readRecord(store: EventStore, callId: string): Promise<ToolCallRecord> {
   return foldToolCall((await store.readStream(streams.toolCall(callId))) as unknown as StagecraftEvent[]);
 }
 
-function append<T extends EventType>(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext, type: T, data: EventData<T>, expectedRevision: ExpectedRevision) {
-  const metadata: EventMetadata = { runId: request.runId, correlationId: context.correlationId, occurredAt: ports.clock().toISOString() };
-  if (context.causationId) metadata.causationId = context.causationId;
-  return ports.store.appendToStream(streams.toolCall(request.callId), [{ id: ports.newId(), type, data, metadata }], { expectedRevision });
+function append<T extends EventType>(ports: ToolCallPorts, ref: CallRef, type: T, data: EventData<T>, expectedRevision: ExpectedRevision) {
+  const metadata: EventMetadata = { runId: ref.runId, correlationId: ref.correlationId, occurredAt: ports.clock().toISOString() };
+  if (ref.causationId) metadata.causationId = ref.causationId;
+  return ports.store.appendToStream(streams.toolCall(ref.callId), [{ id: ports.newId(), type, data, metadata }], { expectedRevision });
 }
 
 /** Records the refusal (once; a concurrent duplicate's refusal loses the race harmlessly) and throws it. */
 async function reject(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext, code: ErrorCode, reason: string): Promise<never> {
-  const data = { callId: request.callId, tool: request.tool, stage: request.stage, code, reason };
-  await append(ports, request, context, 'ToolCallRejected', data, 'no_stream').catch((error: unknown) => {
+  const data = { callId: request.callId, tool: request.tool, stage: request.stage, code, reason, binding: callBinding(request) };
+  await append(ports, refOf(request, context), 'ToolCallRejected', data, 'no_stream').catch((error: unknown) => {
     if (!isConflict(error)) throw error;
   });
   throw new StagecraftError(code, reason, [{ path: ['tool'], message: reason }]);
 }
 
-/** Another attempt of this call is running (or stopped before recording a result): wait for its outcome. */
-async function awaitOutcome(ports: ToolCallPorts, request: ToolExecuteRequest): Promise<ToolResult> {
-  const deadline = ports.clock().getTime() + (ports.options.inFlightWaitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
-  while (ports.clock().getTime() < deadline) {
+/**
+ * Settles a call whose tool service stopped while running it. Its effect is unknown, so it is not run
+ * again: the model is told so and decides. A result recorded meanwhile wins, and is returned instead.
+ */
+export async function recordInterrupted(ports: ToolCallPorts, ref: CallRef, why: string): Promise<ToolResult> {
+  const output = failed({
+    kind: 'INTERRUPTED',
+    problem: `the ${ref.tool} call was interrupted: ${why}; whether it took effect is unknown`,
+    retry: 'check what the call would have changed (read the files, or list the directory) before you make it again with a new call',
+  }).output;
+  const data = { callId: ref.callId, tool: ref.tool, ok: false, output, truncated: false, durationMs: 0, interrupted: true };
+  try {
+    await append(ports, ref, 'ToolCallCompleted', data, 0n);
+    return { ...data, replayed: false };
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const settled = settledOutcome(await readRecord(ports.store, ref.callId));
+    if (settled) return settled;
+    throw error;
+  }
+}
+
+/** Another attempt of this call is running, or stopped before recording a result: wait for its outcome, or its deadline. */
+async function awaitOutcome(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext): Promise<ToolResult> {
+  const waitUntil = ports.clock().getTime() + (ports.options.inFlightWaitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
+  for (;;) {
     const record = await readRecord(ports.store, request.callId);
     assertSameCall(record, request);
     const settled = settledOutcome(record);
     if (settled) return settled;
+    const deadline = record.requested?.deadline ? Date.parse(record.requested.deadline) : undefined;
+    const now = ports.clock().getTime();
+    if (deadline !== undefined && now > deadline) return recordInterrupted(ports, refOf(request, context), 'its tool service stopped before recording a result');
+    if (deadline === undefined && now > waitUntil) {
+      throw new StagecraftError('CONFLICT', `call '${request.callId}' is still running, or an earlier attempt stopped before recording its result; retry later, or use a new call id`);
+    }
     await sleep(POLL_MS);
   }
-  throw new StagecraftError('CONFLICT', `call '${request.callId}' is still running, or an earlier attempt stopped before recording its result; retry later, or use a new call id`);
 }
 
 /**
@@ -66,8 +111,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   assertSameCall(record, request);
   const settled = settledOutcome(record);
   if (settled) return settled;
-  if (record.requested) return awaitOutcome(ports, request);
-
+  if (record.requested) return awaitOutcome(ports, request, context);
   const policy = decideStagePolicy(request);
   if (!policy.tools.includes(request.tool)) {
     const offered = policy.tools.length > 0 ? policy.tools.join(', ') : 'no tools';
@@ -76,24 +120,57 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   const root = await checkProjectRoot(request.projectRoot, ports.options.allowedRoots).catch((error: unknown) =>
     error instanceof StagecraftError && error.code === 'FORBIDDEN_PATH' ? reject(ports, request, context, 'FORBIDDEN_PATH', error.message) : Promise.reject(error),
   );
-
-  const requested = { callId: request.callId, tool: request.tool, arguments: request.arguments, stage: request.stage };
+  const deadline = new Date(ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments)).toISOString();
+  const requested = { callId: request.callId, tool: request.tool, arguments: request.arguments, stage: request.stage, binding: callBinding(request), deadline };
+  const ref = refOf(request, context);
   try {
-    await append(ports, request, context, 'ToolCallRequested', requested, 'no_stream');
+    await append(ports, ref, 'ToolCallRequested', requested, 'no_stream');
   } catch (error) {
-    if (isConflict(error)) return awaitOutcome(ports, request);
+    if (isConflict(error)) return awaitOutcome(ports, request, context);
     throw error;
   }
-
   let sequence = 0;
   const progress = (message: string) => publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
+  const inFlightDir = ports.options.inFlightDir ?? defaultInFlightDir();
   const started = performance.now();
-  const outcome = await executeTool(request.tool, request.arguments, { root, allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS, progress });
+  const outcome = await executeTool(request.tool, request.arguments, {
+    root,
+    allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS,
+    sandbox: ports.options.sandbox,
+    progress,
+    onSpawn: (pid) => recordSpawn(inFlightDir, request.callId, pid),
+  }).finally(() => releaseSpawn(inFlightDir, request.callId));
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  const completed = { callId: request.callId, tool: request.tool, ...outcome, durationMs };
-  await append(ports, request, context, 'ToolCallCompleted', completed, 0n);
+  // Secrets never reach the log, the live feed or the next model request.
+  const scrubbed = ports.options.scrub ? { ...outcome, output: ports.options.scrub(outcome.output) } : outcome;
+  const completed = { callId: request.callId, tool: request.tool, ...scrubbed, durationMs };
+  try {
+    await append(ports, ref, 'ToolCallCompleted', completed, 0n);
+  } catch (error) {
+    // Declared interrupted while it ran (past its deadline): the recorded outcome is the one everyone sees.
+    const recorded = isConflict(error) ? settledOutcome(await readRecord(ports.store, request.callId)) : null;
+    if (recorded) return recorded;
+    throw error;
+  }
   progress(`finished ${outcome.ok ? 'ok' : 'with a failure'} in ${completed.durationMs} ms`);
   return { ...completed, replayed: false };
+}
+
+/** At start-up: calls this host's dead tool service left running are stopped and recorded as interrupted. */
+export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<string[]> {
+  const recovered: string[] = [];
+  for (const orphan of reapOrphans(ports.options.inFlightDir ?? defaultInFlightDir())) {
+    const events = (await ports.store.readStream(streams.toolCall(orphan.callId))) as unknown as StagecraftEvent[];
+    const record = foldToolCall(events);
+    if (record.requested && !settledOutcome(record)) {
+      const { runId = orphan.callId, correlationId } = events[0].metadata;
+      await recordInterrupted(ports, { callId: orphan.callId, tool: record.requested.tool, runId, correlationId }, 'the tool service stopped during the call');
+      recovered.push(orphan.callId);
+    }
+    // Another store's call (or one already settled) is left to its own deadline; the process is gone either way.
+    releaseSpawn(ports.options.inFlightDir ?? defaultInFlightDir(), orphan.callId);
+  }
+  return recovered;
 }

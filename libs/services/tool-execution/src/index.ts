@@ -5,7 +5,7 @@ import { ToolExecutionController } from './tool-execution.controller';
 
 export { TOOL_EXECUTION_OPTIONS, toolExecutionOptionsFromEnv } from './options';
 export type { ToolExecutionOptions } from './options';
-export { executeToolCall } from './execute-tool-call';
+export { executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
 export type { ToolCallPorts } from './execute-tool-call';
 export { foldToolCall } from './tool-call-record';
 export type { ToolCallRecord } from './tool-call-record';
@@ -18,9 +18,9 @@ export function toolExecutionModule(options: ToolExecutionOptions = {}): new () 
 }
 
 export function toolExecutionServiceWith(options: ToolExecutionOptions): ServiceDefinition {
-  return { name: 'tool-execution', module: toolExecutionModule(options), usesStore: true };
+  return { name: 'tool-execution', module: toolExecutionModule(options), usesStore: true, touchesProjects: true };
 }
 
-/** Any existing absolute directory may be a project root; see toolExecutionOptionsFromEnv to confine it. */
+/** Project roots confined by the shell's STAGECRAFT_PROJECT_ROOTS, when set. */
 export const ToolExecutionModule = toolExecutionModule();
-export const toolExecutionService: ServiceDefinition = { name: 'tool-execution', module: ToolExecutionModule, usesStore: true };
+export const toolExecutionService: ServiceDefinition = { name: 'tool-execution', module: ToolExecutionModule, usesStore: true, touchesProjects: true };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { EventData, EventOf, StagecraftEvent, StagecraftError, ToolExecuteRequest, ToolResult } from '@stagecraft/contracts';
 
 type ToolCallEvent = EventOf<'ToolCallRequested' | 'ToolCallCompleted' | 'ToolCallRejected'>;
@@ -41,17 +42,25 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Everything a call id is bound to besides its tool, stage and arguments, as one digest. */
+export function callBinding(request: ToolExecuteRequest): string {
+  const { runId, projectRoot, userMode, reasoningEnabled, delegation } = request;
+  return createHash('sha256').update(canonical({ runId, projectRoot, userMode, reasoningEnabled, delegation })).digest('hex');
+}
+
 /**
- * A call id names one call. Reusing it for a different tool, stage or arguments is a caller bug that
- * would otherwise silently get the first call's result back.
+ * A call id names one call. Reusing it for a different tool, stage, arguments, run, project root,
+ * mode or delegation is a caller bug (or an attempt) that would otherwise get the first call's result.
  */
 export function assertSameCall(record: ToolCallRecord, request: ToolExecuteRequest): void {
   const recorded = record.requested ?? record.rejected;
   if (!recorded) return;
   const sameArguments = record.requested === null || canonical(record.requested.arguments) === canonical(request.arguments);
-  if (recorded.tool === request.tool && recorded.stage === request.stage && sameArguments) return;
+  // Records written before calls were bound carry no binding: they compare on tool, stage and arguments alone.
+  const sameBinding = recorded.binding === undefined || recorded.binding === callBinding(request);
+  if (recorded.tool === request.tool && recorded.stage === request.stage && sameArguments && sameBinding) return;
   throw new StagecraftError('CONFLICT', `call id '${request.callId}' was already used for a different call (${recorded.tool} in ${recorded.stage}); use a new call id`, [
-    { path: ['callId'], message: 'already used for a different tool, stage or arguments' },
+    { path: ['callId'], message: 'already used for a different tool, stage, arguments, run, project root, mode or delegation' },
   ]);
 }
 

@@ -1,17 +1,18 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { ToolExecuteReply, ToolExecuteRequest } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
 import type { MessageBus, RequestContext } from '@stagecraft/messaging';
 import { CLOCK, EVENT_STORE, Handles, MESSAGE_BUS, NEW_ID, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
-import { ToolCallPorts, executeToolCall } from './execute-tool-call';
+import { ToolCallPorts, executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
 import { TOOL_EXECUTION_OPTIONS } from './options';
 import type { ToolExecutionOptions } from './options';
 
 @Controller()
-export class ToolExecutionController {
+export class ToolExecutionController implements OnApplicationBootstrap {
   private readonly ports: ToolCallPorts;
+  private readonly logger: ShellPorts['logger'];
 
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
@@ -21,7 +22,14 @@ export class ToolExecutionController {
     @Inject(SHELL_CONFIG) shell: ShellPorts,
     @Inject(TOOL_EXECUTION_OPTIONS) options: ToolExecutionOptions,
   ) {
-    this.ports = { store, bus, clock, newId, prefix: shell.prefix, options };
+    this.ports = { store, bus, clock, newId, prefix: shell.prefix, options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots } };
+    this.logger = shell.logger;
+  }
+
+  /** Before serving: what a tool service on this host left running when it died is stopped and recorded. */
+  async onApplicationBootstrap(): Promise<void> {
+    const recovered = await recoverInterruptedCalls(this.ports);
+    if (recovered.length > 0) this.logger.warn({ calls: recovered }, 'recorded tool calls interrupted by a stopped tool service');
   }
 
   @Handles('tool.execute')

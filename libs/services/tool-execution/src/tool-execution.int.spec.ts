@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolName, ToolProgress, streams } from '@stagecraft/contracts';
@@ -58,7 +59,7 @@ describe('tool.execute', () => {
     expect(error.code).toBe('FORBIDDEN_TOOL');
     expect(error.message).toContain('write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)');
     expect(existsSync(join(project, 'report.md'))).toBe(false);
-    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolCallRejected', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message } }]);
+    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolCallRejected', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message, binding: expect.stringMatching(/^[a-f0-9]{64}$/) } }]);
     const again = await failure(execute(request));
     expect(again.code).toBe('FORBIDDEN_TOOL');
     expect(await eventsOf(request.callId)).toHaveLength(1);
@@ -150,5 +151,71 @@ describe('tool.execute', () => {
     } finally {
       await confined.close();
     }
+  });
+
+  it('binds a call id to its whole request: another project root, mode or run gets CONFLICT, not the old result', async () => {
+    const other = join(dir, 'other');
+    mkdirSync(other);
+    const request = call('write_file', { path: 'a.txt', content: 'one' }, { callId: 'bound' });
+    expect((await execute(request)).ok).toBe(true);
+    for (const changed of [{ projectRoot: other }, { userMode: 'chat' as const }, { runId: 'run-2' }, { reasoningEnabled: false }]) {
+      const error = await failure(execute({ ...request, ...changed }));
+      expect({ changed, code: error.code }).toEqual({ changed, code: 'CONFLICT' });
+    }
+    expect(existsSync(join(other, 'a.txt'))).toBe(false);
+    expect((await eventsOf('bound')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+  });
+
+  it('validates the delegation: depth and chain agree, agent types are names, depth is bounded', async () => {
+    const delegations = [{ depth: 99, chain: ['x'] }, { depth: 1, chain: [] }, { depth: 1, chain: ['../etc'] }, { depth: 9, chain: Array(9).fill('specialist') }];
+    for (const delegation of delegations) {
+      const error = await failure(execute(call('write_file', { path: 'd.txt', content: 'x' }, { delegation })));
+      expect({ delegation, code: error.code }).toEqual({ delegation, code: 'VALIDATION' });
+    }
+    expect(existsSync(join(project, 'd.txt'))).toBe(false);
+    expect(await store.readAll()).toEqual([]);
+  });
+
+  it('records a call its dead tool service left behind as interrupted, stops its process, and never runs it again', async () => {
+    const inFlightDir = join(dir, 'in-flight');
+    const request = call('run_command', { command: 'node', args: ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'] }, { callId: 'orphaned' });
+    // What a tool service that was killed mid-call leaves: the call requested, a process running, its note on disk.
+    const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'], { cwd: project, detached: true, stdio: 'ignore' });
+    const deadOwner = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();
+    mkdirSync(inFlightDir);
+    writeFileSync(join(inFlightDir, 'orphaned.json'), JSON.stringify({ callId: 'orphaned', ownerPid: Number(deadOwner), ownerStart: null, childPid: orphan.pid, childStart: null }));
+    await store.appendToStream(streams.toolCall('orphaned'), [
+      { id: 'requested-1', type: 'ToolCallRequested', data: { callId: 'orphaned', tool: 'run_command', arguments: request.arguments, stage: 'act' }, metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() } },
+    ]);
+
+    const restarted = await start(toolExecutionServiceWith({ inFlightDir }), 'events.db');
+    try {
+      const result = await execute(request, restarted);
+      expect(result).toMatchObject({ ok: false, replayed: true });
+      expect(result.output).toContain('tool_error: INTERRUPTED');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(existsSync(join(project, 'late.txt'))).toBe(false);
+      expect(existsSync(join(inFlightDir, 'orphaned.json'))).toBe(false);
+      expect((await eventsOf('orphaned')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    } finally {
+      await restarted.close();
+    }
+  }, 20_000);
+
+  it('records a call past its deadline as interrupted instead of waiting on it forever', async () => {
+    const request = call('write_file', { path: 'never.txt', content: 'x' }, { callId: 'stale' });
+    await store.appendToStream(streams.toolCall('stale'), [
+      {
+        id: 'requested-2',
+        type: 'ToolCallRequested',
+        data: { callId: 'stale', tool: 'write_file', arguments: request.arguments, stage: 'act', deadline: new Date(Date.now() - 1000).toISOString() },
+        metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() },
+      },
+    ]);
+    const started = Date.now();
+    const result = await execute(request);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result.output).toContain('tool_error: INTERRUPTED');
+    expect(existsSync(join(project, 'never.txt'))).toBe(false);
   });
 });

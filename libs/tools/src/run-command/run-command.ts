@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { z } from 'zod';
+import { CommandResult, DEFAULT_SANDBOX_OPTIONS, runSandboxed, SandboxUnavailableError, UNSAFE_OPT_OUT } from '@stagecraft/sandbox';
 import { LIMITS, ToolContext } from '../context';
 import { ToolFailureError, ToolOutcome, failed, succeeded } from '../outcome';
 import { CappedOutput } from './capped-output';
@@ -13,52 +13,36 @@ export const RunCommandArgs = z.strictObject({
 });
 export type RunCommandArgs = z.infer<typeof RunCommandArgs>;
 
-interface Finished {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  spawnError?: NodeJS.ErrnoException;
-}
-
-/** The whole process group: a test runner's workers and a shell script's children stop with it. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-function run(args: RunCommandArgs, root: string, output: CappedOutput, onStart: (pid: number) => void): Promise<Finished> {
-  return new Promise((resolve) => {
-    const child = spawn(args.command, args.args, { cwd: root, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let timedOut = false;
-    let settled = false;
-    const timers: NodeJS.Timeout[] = [];
-    const settle = (finished: Finished) => {
-      if (settled) return;
-      settled = true;
-      timers.forEach(clearTimeout);
-      killGroup(child, 'SIGKILL');
-      resolve(finished);
-    };
-    timers.push(
-      setTimeout(() => {
-        timedOut = true;
-        killGroup(child, 'SIGTERM');
-        timers.push(setTimeout(() => killGroup(child, 'SIGKILL'), LIMITS.commandKillGraceMs));
-      }, args.timeoutMs),
-    );
-    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
-    child.on('spawn', () => onStart(child.pid as number));
-    child.on('error', (error) => settle({ exitCode: null, signal: null, timedOut, spawnError: error }));
-    child.on('close', (exitCode, signal) => settle({ exitCode, signal, timedOut }));
+/** The model cannot fix a missing sandbox; it can only learn why and reach its goal another way. */
+function sandboxUnavailable(error: SandboxUnavailableError): ToolFailureError {
+  return new ToolFailureError({
+    kind: 'SANDBOX_UNAVAILABLE',
+    problem: `run_command is disabled on this deployment: ${error.message}`,
+    retry: `do not call run_command again in this conversation; use read_file, search_code, write_file and apply_patch instead, and tell the user that commands need the operator to ${error.remedy}`,
   });
 }
 
-/** Runs one allow-listed executable in the project root, without a shell; stdout and stderr interleaved and capped. */
+async function run(args: RunCommandArgs, context: ToolContext, output: CappedOutput): Promise<CommandResult> {
+  const request = {
+    command: args.command,
+    args: args.args,
+    root: context.root,
+    timeoutMs: args.timeoutMs,
+    killGraceMs: LIMITS.commandKillGraceMs,
+    onOutput: (chunk: Buffer) => output.push(chunk),
+    onStart: (pid: number) => {
+      context.onSpawn?.(pid);
+      context.progress(`started ${args.command} (pid ${pid})`);
+    },
+  };
+  try {
+    return await runSandboxed(request, context.sandbox ?? DEFAULT_SANDBOX_OPTIONS);
+  } catch (error) {
+    throw error instanceof SandboxUnavailableError ? sandboxUnavailable(error) : error;
+  }
+}
+
+/** Runs one allow-listed executable in the project root, in a sandbox, without a shell; stdout and stderr interleaved and capped. */
 export async function runCommandTool(args: RunCommandArgs, context: ToolContext): Promise<ToolOutcome> {
   const line = ['$', args.command, ...args.args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))].join(' ');
   if (/[\\/]/.test(args.command) || !context.allowedCommands.includes(args.command)) {
@@ -69,7 +53,7 @@ export async function runCommandTool(args: RunCommandArgs, context: ToolContext)
     });
   }
   const output = new CappedOutput(LIMITS.commandOutputBytes);
-  const finished = await run(args, context.root, output, (pid) => context.progress(`started ${args.command} (pid ${pid})`));
+  const finished = await run(args, context, output);
   if (finished.spawnError) {
     const missing = finished.spawnError.code === 'ENOENT';
     throw new ToolFailureError({
@@ -80,7 +64,9 @@ export async function runCommandTool(args: RunCommandArgs, context: ToolContext)
   }
   const status = finished.timedOut ? `killed after ${args.timeoutMs} ms (timeout)` : finished.exitCode === null ? `killed by ${finished.signal}` : `exit code: ${finished.exitCode}`;
   context.progress(status);
-  const details = `${line}\n${status}\n${output.text()}`;
+  // Every result of an unsandboxed run says so, where the model, the user and the log all read it.
+  const warning = finished.sandboxed ? '' : `warning: ran WITHOUT a sandbox (${UNSAFE_OPT_OUT}=1): the command had the service's file-system rights\n`;
+  const details = `${line}\n${warning}${status}\n${output.text()}`;
   if (finished.exitCode === 0 && !finished.timedOut) return succeeded(details, output.truncated);
   if (finished.timedOut) {
     return failed({ kind: 'COMMAND_TIMEOUT', problem: `'${args.command}' did not finish within ${args.timeoutMs} ms and was stopped`, retry: `raise timeoutMs (up to ${LIMITS.commandTimeoutMs}) or run something narrower (one test file, one package)`, details }, output.truncated);

@@ -1,0 +1,48 @@
+/**
+ * The UTF-8 size of `JSON.stringify(value)` when it is over `limit`, or null when it fits. Exact, yet
+ * usually cheap: a walk that never allocates finds an upper bound first, and only a value whose bound
+ * is over the limit is serialised to be measured. Used by the in-process value lane, which carries no
+ * text but must refuse what the text lanes refuse (docs/decisions/0012-transport-limits.md).
+ */
+export function jsonSizeIfOver(value: unknown, limit: number): number | null {
+  if (jsonUpperBound(value, limit) <= limit) return null;
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  return bytes > limit ? bytes : null;
+}
+
+// No JSON number is longer than this ("-1.7976931348623157e+308" is 24 characters).
+const NUMBER_BOUND = 25;
+// Short strings: a UTF-16 unit becomes at most 6 bytes of JSON (\uXXXX for controls and lone
+// surrogates; 3 for other BMP characters). Long ones are measured, since 6× would send every large
+// tool output to JSON.stringify: exactly, without allocating, when nothing in them needs escaping.
+const LONG_STRING = 256;
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
+function stringBound(text: string): number {
+  if (text.length < LONG_STRING) return text.length * 6 + 2;
+  return needsEscape.test(text) ? Buffer.byteLength(JSON.stringify(text), 'utf8') : Buffer.byteLength(text, 'utf8') + 2;
+}
+
+/** An upper bound of the serialised size, given up on as soon as it passes `stopAbove`. Iterative: values may nest deeply. */
+export function jsonUpperBound(root: unknown, stopAbove: number): number {
+  let total = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0 && total <= stopAbove) {
+    let value = pending.pop();
+    if (isObject(value) && typeof value['toJSON'] === 'function') value = (value['toJSON'] as () => unknown)();
+    if (typeof value === 'string') total += stringBound(value);
+    else if (typeof value === 'number') total += NUMBER_BOUND;
+    else if (Array.isArray(value)) {
+      total += 2 + value.length;
+      for (const item of value) pending.push(item);
+    } else if (isObject(value)) {
+      total += 2;
+      for (const key of Object.keys(value)) {
+        total += stringBound(key) + 2;
+        pending.push(value[key]);
+      }
+    } else total += 5; // true, false, null, and what prints as null
+  }
+  return total;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;

@@ -1,0 +1,54 @@
+import { bwrapArgs, HostLayout } from './bwrap-args';
+import { sandboxEnvironment } from './environment';
+import { findExecutable } from './find-executable';
+import { prlimitArgs } from './limits';
+import { SandboxOptions } from './options';
+import { createCallCgroup } from './pids-cgroup';
+import { CommandRequest, Finished, Launch, supervise } from './supervise';
+
+/** HOME inside the sandbox: on the private /tmp, so it is writable and gone after the call. */
+export const SANDBOX_HOME = '/tmp/sandbox-home';
+
+/** The host programs the sandbox is built from, found once. */
+export interface Machine {
+  bwrap: string;
+  prlimit: string;
+  layout: HostLayout;
+}
+
+const notFound = (command: string): Finished => {
+  const error: NodeJS.ErrnoException = new Error(`spawn ${command} ENOENT`);
+  error.code = 'ENOENT';
+  return { exitCode: null, signal: null, timedOut: false, spawnError: error };
+};
+
+/** bwrap around prlimit around the command; prlimit runs inside, so the limits count the call's own processes. */
+export function sandboxedLaunch(machine: Machine, request: CommandRequest, options: SandboxOptions): Launch | Finished {
+  const env = sandboxEnvironment({ root: request.root, home: SANDBOX_HOME, nodeBinDir: machine.layout.nodeBinDir, passEnv: options.passEnv });
+  if (findExecutable(request.command, env.PATH) === null) return notFound(request.command);
+  const plan = { root: request.root, home: SANDBOX_HOME, network: options.network, env };
+  // bwrap itself gets the clean environment too: /proc/1/environ inside shows what bwrap started with.
+  return { file: machine.bwrap, argv: ['--info-fd', '3', ...bwrapArgs(machine.layout, plan), machine.prlimit, ...prlimitArgs(options.limits), request.command, ...request.args], env, infoFd: true };
+}
+
+/** The operator's opt-out: no namespaces, but still the clean environment and the limits. */
+export function directLaunch(prlimit: string, nodeBinDir: string, home: string, request: CommandRequest, options: SandboxOptions): Launch | Finished {
+  const env = sandboxEnvironment({ root: request.root, home, nodeBinDir, passEnv: options.passEnv });
+  if (findExecutable(request.command, env.PATH) === null) return notFound(request.command);
+  return { file: prlimit, argv: [...prlimitArgs(options.limits), request.command, ...request.args], env };
+}
+
+// `$0` is the cgroup's procs file: sh moves itself in, then becomes the command, before anything forks.
+const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
+
+/** Runs a launch, inside its own pids cgroup when the machine has one, and removes that cgroup after. */
+export async function execute(launch: Launch | Finished, request: CommandRequest, cgroupParent: string | null, maxProcesses: number): Promise<Finished> {
+  if (!('file' in launch)) return launch;
+  if (cgroupParent === null) return supervise(launch, request);
+  const cgroup = createCallCgroup(cgroupParent, maxProcesses);
+  try {
+    return await supervise({ ...launch, file: '/bin/sh', argv: ['-c', JOIN_CGROUP, cgroup.procsFile, launch.file, ...launch.argv] }, request);
+  } finally {
+    await cgroup.dispose();
+  }
+}

@@ -1,0 +1,103 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
+import { createOpenAiGateway } from '@stagecraft/model-gateway';
+import { subscribeRunEvents } from '@stagecraft/messaging';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { memoryService } from '@stagecraft/memory-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { policyService } from '@stagecraft/policy-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { qaServiceWith } from '@stagecraft/qa-service';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host, startHost } from '@stagecraft/service-shell';
+import { readWriteAgentScript } from '@stagecraft/testing';
+import pino from 'pino';
+import { conversationServiceWith } from './index';
+
+/** NATS's default max payload: no event of a run may need more to be published. */
+const MAX_PAYLOAD = 1024 * 1024;
+const TURN_CHARS = 190_000;
+const TURNS = 28; // 28 turns × 2 messages × 190 KB ≈ 10.6 MB of conversation
+
+describe('a 10 MB conversation', () => {
+  let server: ScriptedModelServer;
+  let host: Host;
+  let dir: string;
+  let project: string;
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer({ script: readWriteAgentScript });
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-long-'));
+    project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'README.md'), '# Sample\n');
+    const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+    host = await startHost({
+      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+      transport: 'inproc',
+      store: `sqlite:${join(dir, 'events.db')}`,
+      config: { prefix: 'stagecraft', requestTimeoutMs: 30_000, logLevel: 'silent' },
+    });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The turns a finished run leaves on its conversation stream, as the conversation service writes them. */
+  async function seedConversation(conversationId: string): Promise<number> {
+    const store = host.ports.store!;
+    let chars = 0;
+    for (let turn = 0; turn < TURNS; turn++) {
+      const metadata = { runId: `old-${turn}`, conversationId, correlationId: `old-${turn}`, occurredAt: '2026-11-01T00:00:00.000Z' };
+      const text = (who: string) => `${who} ${turn}: ${'lorem ipsum '.repeat(TURN_CHARS / 12)}`;
+      const events: EventOf<'MessageAppended'>[] = [
+        { type: 'MessageAppended', data: { messageId: `old-${turn}.user`, role: 'user', content: text('question'), instructions: [], intermediate: false, kind: 'user_input' }, metadata },
+        { type: 'MessageAppended', data: { messageId: `old-${turn}.answer`, role: 'assistant', content: text('answer'), instructions: [], intermediate: false, kind: 'assistant' }, metadata },
+      ];
+      chars += events.reduce((sum, e) => sum + e.data.content.length, 0);
+      await store.appendToStream(streams.conversation(conversationId), events.map((e, i) => ({ id: `old-${turn}-${i}`, ...e })), { expectedRevision: 'any' });
+    }
+    return chars;
+  }
+
+  it('keeps working: the run completes, refers to the earlier turns instead of copying them, and every event fits a message', async () => {
+    const conversationId = 'long-conversation';
+    const chars = await seedConversation(conversationId);
+    expect(chars).toBeGreaterThan(10_000_000);
+
+    const runId = 'run-after-10mb';
+    const live: StagecraftEvent[] = [];
+    const finished = new Promise<StagecraftEvent>((resolve) =>
+      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
+        live.push(e);
+        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);
+      }),
+    );
+    await host.ports.requester.request('conversation.send', { runId, conversationId, message: 'Write notes', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    const end = await finished;
+    expect(end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
+
+    const stored = await host.ports.store!.readStream(streams.run(runId));
+    const sizes = stored.map((e) => Buffer.byteLength(JSON.stringify({ type: e.type, data: e.data, metadata: e.metadata })));
+    expect(Math.max(...sizes)).toBeLessThan(MAX_PAYLOAD);
+    // The earlier turns are referenced once, by revision: the run's own log stays small.
+    expect(stored[0]).toMatchObject({ type: 'RunStarted', data: { historyThrough: TURNS * 2 - 1 } });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(200_000);
+    // The model still saw every earlier turn, in order, before the new message.
+    const first = server.requests.find((r) => r.headers['x-stagecraft-run-id'] === runId)!;
+    const messages = (first.body as { messages: { role: string; content: string }[] }).messages;
+    expect(messages).toHaveLength(1 + TURNS * 2 + 1);
+    expect(messages[1].content.startsWith('question 0:')).toBe(true);
+    expect(messages.at(-1)?.content).toBe('Write notes');
+    expect(live.map((e) => e.type)).toEqual(stored.map((e) => e.type));
+  }, 120_000);
+});

@@ -1,0 +1,81 @@
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The processes this host started for tool calls, one small file each, so that a tool service that
+ * died mid-call can be cleaned up after by the next one on the same host: process ids mean nothing
+ * anywhere else, which is why this is a local file and not an event.
+ */
+export interface InFlightEntry {
+  callId: string;
+  /** The tool service process that started the command, and when it started (to tell a reused pid apart). */
+  ownerPid: number;
+  ownerStart: string | null;
+  /** The command's process group leader (the sandbox, or the command itself). */
+  childPid: number;
+  childStart: string | null;
+}
+
+export const defaultInFlightDir = (): string => join(tmpdir(), `stagecraft-${process.getuid?.() ?? 'user'}`, 'tool-calls');
+
+/** Field 22 of /proc/<pid>/stat: the start time in clock ticks since boot; null off Linux or when the process is gone. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number, start: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  return start === null || processStart(pid) === start;
+}
+
+const fileOf = (dir: string, callId: string) => join(dir, `${callId}.json`);
+
+export function recordSpawn(dir: string, callId: string, childPid: number): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const entry: InFlightEntry = { callId, ownerPid: process.pid, ownerStart: processStart(process.pid), childPid, childStart: processStart(childPid) };
+  writeFileSync(fileOf(dir, callId), JSON.stringify(entry), { mode: 0o600 });
+}
+
+export function releaseSpawn(dir: string, callId: string): void {
+  rmSync(fileOf(dir, callId), { force: true });
+}
+
+/** Calls whose tool service is gone: their process groups are killed here, and their entries returned for recording. */
+export function reapOrphans(dir: string): InFlightEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const orphans: InFlightEntry[] = [];
+  for (const name of names) {
+    let entry: InFlightEntry;
+    try {
+      entry = JSON.parse(readFileSync(join(dir, name), 'utf8')) as InFlightEntry;
+    } catch {
+      rmSync(join(dir, name), { force: true });
+      continue;
+    }
+    if (isAlive(entry.ownerPid, entry.ownerStart)) continue;
+    if (isAlive(entry.childPid, entry.childStart)) {
+      try {
+        process.kill(-entry.childPid, 'SIGKILL');
+      } catch {
+        // Gone between the check and the kill.
+      }
+    }
+    orphans.push(entry);
+  }
+  return orphans;
+}

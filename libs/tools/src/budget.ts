@@ -1,0 +1,18 @@
+import { ToolName } from '@stagecraft/contracts';
+import { LIMITS } from './context';
+
+/** Room past a call's own time limit to record its result. */
+const RECORD_SLACK_MS = 10_000;
+/** File tools have no timeout argument; none takes anywhere near this long. */
+const FILE_TOOL_BUDGET_MS = 60_000;
+
+/**
+ * How long one tool call may take from request to recorded result: for a command its timeout and the
+ * kill grace, plus room to record. Past it, an unsettled call was interrupted; a caller waits this long.
+ */
+export function toolCallBudgetMs(tool: ToolName, args: Record<string, unknown>): number {
+  if (tool !== 'run_command') return FILE_TOOL_BUDGET_MS;
+  const asked = args['timeoutMs'];
+  const timeout = typeof asked === 'number' && asked > 0 ? Math.min(asked, LIMITS.commandTimeoutMs) : LIMITS.commandDefaultTimeoutMs;
+  return timeout + LIMITS.commandKillGraceMs + RECORD_SLACK_MS;
+}
