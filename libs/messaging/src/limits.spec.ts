@@ -51,7 +51,9 @@ describe('wireBytes (what NATS counts against max_payload)', () => {
     const headers = { 'stagecraft-correlation-id': 'c-1', 'x-note': 'ü' };
     const h = natsHeaders();
     for (const [key, value] of Object.entries(headers)) h.set(key, value);
-    expect(wireBytes('body é', headers)).toBe(Buffer.byteLength('body é') + h.encode().length);
+    // What nats.js's publish adds to the body's length before comparing with max_payload.
+    const encoded = (h as unknown as { encode(): Uint8Array }).encode();
+    expect(wireBytes('body é', headers)).toBe(Buffer.byteLength('body é') + encoded.length);
     expect(wireBytes('body', {})).toBe(4);
   });
 });
@@ -74,9 +76,10 @@ describe('shrinkToFit (published events over the limit)', () => {
     const big = event('p'.repeat(50_000), 't'.repeat(200_000));
     const body = shrinkToFit(big, schema, 100_000, note) as string;
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(100_000);
-    const parsed = schema.parse(JSON.parse(body));
-    expect(parsed.type === 'ReasoningRecorded' && parsed.data.text).toBe(`${'t'.repeat(2048)}[… ${200_000 - 2048} bytes cut; ${note}]`);
-    expect(parsed.type === 'ReasoningRecorded' && parsed.data.outcome.plan_delta).toBe('p'.repeat(50_000));
+    expect(schema.safeParse(JSON.parse(body)).success).toBe(true);
+    const { data } = JSON.parse(body);
+    expect(data.text).toBe(`${'t'.repeat(2048)}[… ${200_000 - 2048} bytes cut; ${note}]`);
+    expect(data.outcome.plan_delta).toBe('p'.repeat(50_000));
   });
 
   it('keeps only markers when heads are too much, and gives up (null) when no cut can make it fit', () => {

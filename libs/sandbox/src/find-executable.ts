@@ -1,10 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * The first executable file called `name` on a PATH-style list. The sandbox binds every directory at
- * its own path, so looking on the host answers what the sandbox will find, before anything starts.
- */
+/** The first executable file called `name` on a PATH-style list, or the name itself when absolute. */
 export function findExecutable(name: string, path: string): string | null {
   if (name.startsWith('/')) return isExecutableFile(name) ? name : null;
   for (const dir of path.split(':')) {

@@ -1,6 +1,5 @@
 import { bwrapArgs, HostLayout } from './bwrap-args';
 import { sandboxEnvironment } from './environment';
-import { findExecutable } from './find-executable';
 import { prlimitArgs } from './limits';
 import { SandboxOptions } from './options';
 import { createCallCgroup } from './pids-cgroup';
@@ -16,25 +15,17 @@ export interface Machine {
   layout: HostLayout;
 }
 
-const notFound = (command: string): Finished => {
-  const error: NodeJS.ErrnoException = new Error(`spawn ${command} ENOENT`);
-  error.code = 'ENOENT';
-  return { exitCode: null, signal: null, timedOut: false, spawnError: error };
-};
-
 /** bwrap around prlimit around the command; prlimit runs inside, so the limits count the call's own processes. */
-export function sandboxedLaunch(machine: Machine, request: CommandRequest, options: SandboxOptions): Launch | Finished {
+export function sandboxedLaunch(machine: Machine, request: CommandRequest, options: SandboxOptions): Launch {
   const env = sandboxEnvironment({ root: request.root, home: SANDBOX_HOME, nodeBinDir: machine.layout.nodeBinDir, passEnv: options.passEnv });
-  if (findExecutable(request.command, env.PATH) === null) return notFound(request.command);
   const plan = { root: request.root, home: SANDBOX_HOME, network: options.network, env };
   // bwrap itself gets the clean environment too: /proc/1/environ inside shows what bwrap started with.
   return { file: machine.bwrap, argv: ['--info-fd', '3', ...bwrapArgs(machine.layout, plan), machine.prlimit, ...prlimitArgs(options.limits), request.command, ...request.args], env, infoFd: true };
 }
 
 /** The operator's opt-out: no namespaces, but still the clean environment and the limits. */
-export function directLaunch(prlimit: string, nodeBinDir: string, home: string, request: CommandRequest, options: SandboxOptions): Launch | Finished {
+export function directLaunch(prlimit: string, nodeBinDir: string, home: string, request: CommandRequest, options: SandboxOptions): Launch {
   const env = sandboxEnvironment({ root: request.root, home, nodeBinDir, passEnv: options.passEnv });
-  if (findExecutable(request.command, env.PATH) === null) return notFound(request.command);
   return { file: prlimit, argv: [...prlimitArgs(options.limits), request.command, ...request.args], env };
 }
 
@@ -42,8 +33,7 @@ export function directLaunch(prlimit: string, nodeBinDir: string, home: string, 
 const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
 
 /** Runs a launch, inside its own pids cgroup when the machine has one, and removes that cgroup after. */
-export async function execute(launch: Launch | Finished, request: CommandRequest, cgroupParent: string | null, maxProcesses: number): Promise<Finished> {
-  if (!('file' in launch)) return launch;
+export async function execute(launch: Launch, request: CommandRequest, cgroupParent: string | null, maxProcesses: number): Promise<Finished> {
   if (cgroupParent === null) return supervise(launch, request);
   const cgroup = createCallCgroup(cgroupParent, maxProcesses);
   try {

@@ -19,7 +19,8 @@ export type SandboxStatus =
 
 const PROBE_TIMEOUT_MS = 10_000;
 
-function missing(options: SandboxOptions): string | Machine {
+/** The programs the sandbox needs, or why one is missing. */
+function findMachine(options: SandboxOptions): string | Machine {
   const bwrap = findExecutable(options.bwrap, SYSTEM_PATH);
   if (bwrap === null) return options.bwrap.startsWith('/') ? `${options.bwrap} does not exist or is not executable` : `bubblewrap ('${options.bwrap}') is not installed in ${SYSTEM_PATH}`;
   const prlimit = findExecutable('prlimit', SYSTEM_PATH);
@@ -44,7 +45,7 @@ async function trial(machine: Machine, options: SandboxOptions, cgroupParent: st
 }
 
 async function probe(options: SandboxOptions): Promise<SandboxStatus> {
-  const machine = missing(options);
+  const machine = findMachine(options);
   if (typeof machine === 'string') return { available: false, reason: machine };
   let cgroupParent = pidsCgroupParent();
   let failure = await trial(machine, options, cgroupParent);

@@ -227,10 +227,15 @@ async function interpretation(ports: DriverPorts, state: RunState): Promise<Pend
   return events;
 }
 
-/** Waits between attempts while the tool service is away (a restart takes a few seconds): about half a minute in all. */
-const TOOL_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000];
-/** Room for the request itself on top of the call's own budget. */
-const TOOL_REQUEST_SLACK_MS = 15_000;
+/**
+ * One attempt waits this long at most. A tool service that dies mid-request never answers, and a
+ * request over NATS cannot tell: a short attempt and a retry with the same call id find out sooner.
+ * A retry of a call that is still running simply waits on it (the tool service does not run it twice).
+ */
+const TOOL_ATTEMPT_TIMEOUT_MS = 10_000;
+/** Room on top of the call's own budget for restarts and the request itself. */
+const TOOL_REQUEST_SLACK_MS = 30_000;
+const TOOL_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000];
 
 /**
  * Asks the tool service to run a call, again with the same call id while it is unreachable or silent:
@@ -238,15 +243,15 @@ const TOOL_REQUEST_SLACK_MS = 15_000;
  * interrupted, never run twice), so a restarting tool service does not fail the run.
  */
 async function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
-  const timeoutMs = toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS;
+  const giveUpAt = ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await ports.requester.request('tool.execute', request, { timeoutMs, causationId: request.callId });
+      return await ports.requester.request('tool.execute', request, { timeoutMs: TOOL_ATTEMPT_TIMEOUT_MS, causationId: request.callId });
     } catch (error) {
       const { code } = toErrorReply(error);
-      if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || attempt >= TOOL_RETRY_DELAYS_MS.length) throw error;
-      ports.logger.warn({ runId: request.runId, callId: request.callId, code, attempt: attempt + 1 }, 'tool service did not answer; asking again with the same call id');
-      await sleep(TOOL_RETRY_DELAYS_MS[attempt]);
+      if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || ports.clock().getTime() > giveUpAt) throw error;
+      if (code === 'UNAVAILABLE') ports.logger.warn({ runId: request.runId, callId: request.callId, attempt: attempt + 1 }, 'no tool service answers; asking again with the same call id');
+      await sleep(TOOL_RETRY_DELAYS_MS[Math.min(attempt, TOOL_RETRY_DELAYS_MS.length - 1)]);
     }
   }
 }
