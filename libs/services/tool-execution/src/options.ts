@@ -1,3 +1,4 @@
+import { createScrubber, sandboxOptionsFromEnv, secretsFromEnv } from '@stagecraft/sandbox';
 import type { ToolContext } from '@stagecraft/tools';
 /** Injection token for the options the module was created with. */
 export const TOOL_EXECUTION_OPTIONS = Symbol('TOOL_EXECUTION_OPTIONS');
@@ -21,11 +22,12 @@ export interface ToolExecutionOptions {
 }
 
 /**
- * What the tool service reads from its environment beyond the shell's own variables (the project
- * roots are the shell's: `STAGECRAFT_PROJECT_ROOTS`, shared with the conversation service).
+ * What the tool service reads from its environment beyond the shell's own variables: how commands
+ * are sandboxed (`STAGECRAFT_SANDBOX*`, the unsafe opt-out) and which secrets to redact from results
+ * (`OPENAI_API_KEY`, `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `STAGECRAFT_SECRET_VARS`). The project
+ * roots are the shell's (`STAGECRAFT_PROJECT_ROOTS`, shared with the conversation service).
  * The caller passes its environment in; this lib does not read `process.env` itself.
  */
 export function toolExecutionOptionsFromEnv(env: Record<string, string | undefined>): ToolExecutionOptions {
-  void env;
-  return {};
+  return { sandbox: sandboxOptionsFromEnv(env), scrub: createScrubber(secretsFromEnv(env)) };
 }

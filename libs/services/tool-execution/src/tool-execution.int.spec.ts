@@ -158,8 +158,9 @@ describe('tool.execute', () => {
     mkdirSync(other);
     const request = call('write_file', { path: 'a.txt', content: 'one' }, { callId: 'bound' });
     expect((await execute(request)).ok).toBe(true);
-    for (const changed of [{ projectRoot: other }, { userMode: 'chat' as const }, { runId: 'run-2' }, { reasoningEnabled: false }]) {
-      const error = await failure(execute({ ...request, ...changed }));
+    const changes: Record<string, unknown>[] = [{ projectRoot: other }, { userMode: 'chat' }, { runId: 'run-2' }, { reasoningEnabled: false }];
+    for (const changed of changes) {
+      const error = await failure(execute({ ...request, ...changed } as typeof request));
       expect({ changed, code: error.code }).toEqual({ changed, code: 'CONFLICT' });
     }
     expect(existsSync(join(other, 'a.txt'))).toBe(false);
