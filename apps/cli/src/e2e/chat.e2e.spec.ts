@@ -1,3 +1,4 @@
+import { createSqliteEventStore } from '@stagecraft/event-store';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,8 +86,13 @@ describe('stagecraft chat --conversation', () => {
       const second = await runCli(['chat', 'And stats.js?', '--root', project, '--mode', 'chat', '--json', '--conversation', conversationId, '--store', store], env, 60_000);
       const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.at(-1).conversationId).toBe(conversationId);
-      const messages = lines.filter((e) => e.type === 'MessageAppended').slice(0, 3).map((e) => [e.data.role, e.data.content]);
-      expect(messages).toEqual([
+      // The second run refers to the first turn by its place in the conversation stream instead of copying it.
+      expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { conversationId, historyThrough: 1 } });
+      expect(lines.find((e) => e.type === 'MessageAppended').data).toMatchObject({ role: 'user', content: 'And stats.js?' });
+      const log = createSqliteEventStore({ path: join(dir, 'events.db') });
+      const turns = (await log.readStream(`conversation-${conversationId}`)).map((e) => [(e.data as { role: string }).role, (e.data as { content: string }).content]);
+      await log.close();
+      expect(turns.slice(0, 3)).toEqual([
         ['user', 'What does convert.js do?'],
         ['assistant', answer],
         ['user', 'And stats.js?'],
