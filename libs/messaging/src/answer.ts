@@ -49,9 +49,3 @@ export const guarded =
       report({ during: 'deliver', subject: message.subject, error });
     }
   };
-
-/** The same refusal on both transports, before anything is sent. */
-export function refuseOversized(subject: string, body: string, headers: Headers | undefined, maxPayload: number): void {
-  const bytes = wireBytes(body, headers);
-  if (bytes > maxPayload) throw new PayloadTooLargeError(subject, 'request', bytes, maxPayload);
-}

@@ -1,9 +1,9 @@
-import { answer, faultReporter, guarded, refuseOversized } from './answer';
+import { answer, faultReporter, guarded } from './answer';
 import { BusListener, BusMessage, BusOptions, BusResponder, BusSubscription, DEFAULT_MAX_PAYLOAD, Headers, LocalDispatch, LocalResponder, MessageBus } from './bus';
 import { NoRespondersError, PayloadTooLargeError } from './errors';
 import { subjectMatches } from './subject-match';
 import { withinTimeout } from './timeout';
-import { wireBytes } from './wire-size';
+import { refuseOversized, wireBytes } from './wire-size';
 
 /** Several responders on one subject take turns, as a NATS queue group does. */
 function roundRobin<T>() {

@@ -8,10 +8,10 @@ import {
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
-import { answer, faultReporter, refuseOversized } from './answer';
+import { answer, faultReporter } from './answer';
 import { BusMessage, BusOptions, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
 import { NoRespondersError, PayloadTooLargeError, RequestTimeoutError } from './errors';
-import { wireBytes } from './wire-size';
+import { refuseOversized, wireBytes } from './wire-size';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

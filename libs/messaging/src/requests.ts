@@ -112,14 +112,16 @@ function oversizedValue(bus: MessageBus, subject: string, what: 'request' | 'rep
 
 /** What the text lane's bus would have answered: the reply, or `LIMIT_EXCEEDED` / `INTERNAL` when it could not carry it. */
 function carriedReply<T>(bus: MessageBus, subject: string, envelope: ReplyEnvelope<T>, headers: Headers): ReplyEnvelope<T> {
+  let problem: unknown;
   try {
-    const tooLarge = oversizedValue(bus, subject, 'reply', envelope, headers);
-    if (!tooLarge) return envelope;
-    throw tooLarge;
+    problem = oversizedValue(bus, subject, 'reply', envelope, headers);
   } catch (error) {
-    bus.reportFault({ during: 'reply', subject, error });
-    return fail(error);
+    // A reply that has no JSON at all (a BigInt, a cycle) fails the text lane's JSON.stringify the same way.
+    problem = error;
   }
+  if (!problem) return envelope;
+  bus.reportFault({ during: 'reply', subject, error: problem });
+  return fail(problem);
 }
 
 export function serveRequests(bus: MessageBus, handlers: RequestHandlers, options: ServeOptions): BusSubscription {

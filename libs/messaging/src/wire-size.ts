@@ -1,4 +1,5 @@
 import { Headers } from './bus';
+import { PayloadTooLargeError } from './errors';
 
 /**
  * Bytes a message takes on the wire as NATS counts them against `max_payload`: the UTF-8 body plus
@@ -14,4 +15,10 @@ export function headerBytes(headers: Headers): number {
   const entries = Object.entries(headers);
   if (entries.length === 0) return 0;
   return entries.reduce((total, [key, value]) => total + Buffer.byteLength(`\r\n${key}: ${value}`, 'utf8'), 'NATS/1.0'.length + 4);
+}
+
+/** The same refusal on both transports, before anything is sent. */
+export function refuseOversized(subject: string, body: string, headers: Headers | undefined, maxPayload: number): void {
+  const bytes = wireBytes(body, headers);
+  if (bytes > maxPayload) throw new PayloadTooLargeError(subject, 'request', bytes, maxPayload);
 }

@@ -34,9 +34,6 @@ const SEED = Number(process.env['STAGECRAFT_FUZZ_SEED'] ?? 20261101);
 const IN_FLIGHT = 4;
 const TIMEOUT_MS = 15_000;
 
-// ---------------------------------------------------------------------------------------------
-// Well-formed requests: every payload is one of these, broken.
-
 const policy = {
   userMode: 'agent' as const,
   reasoningEnabled: true,
@@ -48,6 +45,7 @@ const policy = {
   toolLoop: true,
   memory: ['recall' as const],
 };
+/** Well-formed requests: every payload is one of these, broken. Typed, so a new subject needs one here. */
 const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
   'conversation.send': { conversationId: 'conv-fuzz', runId: 'run-fuzz', message: 'Summarise the README', userMode: 'agent', reasoningEnabled: false, projectRoot: '/tmp/fuzz-project' },
   'conversation.run.get': { runId: 'run-fuzz' },
@@ -95,9 +93,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
   'memory.health': {},
 };
 
-// ---------------------------------------------------------------------------------------------
-// Rendering: JSON text with fragments JSON.stringify cannot write (1e999, 10,000 levels, raw NULs).
-
+/** Text that goes into the body as it is: what JSON.stringify cannot write (1e999, 10,000 levels, raw NULs). */
 class Raw {
   constructor(readonly text: string) {}
 }
@@ -129,9 +125,6 @@ function replaceAt(root: Json, path: Path, replacement: unknown): void {
   setOwn(parentOf(root, path), String(path[path.length - 1]), replacement);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The payload classes.
-
 interface Draw {
   next: () => number;
   pick<T>(items: readonly T[]): T;
@@ -155,10 +148,10 @@ const DEEP = 10_000;
 const AMPLIFY = 20_000;
 const deepArrays = () => new Raw('['.repeat(DEEP) + ']'.repeat(DEEP));
 const deepObjects = () => new Raw('{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP));
+const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const wrongValues: unknown[] = [null, true, false, 0, -1.5, 2 ** 53 + 1, '', 'text', [], {}, [1, 'a', null], { a: { b: 1 } }];
 /** A copy, so that a later mutation of this payload cannot change the next one. */
 const wrongValue = (draw: Draw, unlike?: unknown) => structuredClone(draw.pick(wrongValues.filter((v) => unlike === undefined || typeOf(v) !== typeOf(unlike))));
-const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const badStrings = ['\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud800y', '\ud83d', '\u0000\udc00\u0000', '\ufeff\u202e', ' \t\n '];
 const nonFinite = () => [new Raw('1e999'), new Raw('-1e999'), 'NaN', 'Infinity', '-Infinity', new Raw('1e400'), '1e999'];
 const protoKeys = ['__proto__', 'constructor', 'prototype'];
@@ -189,8 +182,8 @@ function parses(text: string): boolean {
 /** Each class returns the payload as a value to render; a `Raw` value is the body's text itself. */
 const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
   notJson: ({ draw, base }) => {
-    const text = JSON.stringify(base());
-    const broken = [text.slice(0, Math.max(1, draw.int(text.length))), `${text}}`, text.replace(/"/g, "'"), 'undefined', 'NaN', '{"a":1,}', '\u0000', '\ud800', `{${'x'.repeat(200)}`, '[', '"unterminated'];
+    const json = JSON.stringify(base());
+    const broken = [json.slice(0, Math.max(1, draw.int(json.length))), `${json}}`, json.replace(/"/g, "'"), 'undefined', 'NaN', '{"a":1,}', '\u0000', '\ud800', `{${'x'.repeat(200)}`, '[', '"unterminated'];
     // `{}` in single quotes is still `{}`: keep only the texts that really are not JSON.
     return new Raw(draw.pick(broken.filter((text) => !parses(text))));
   },
@@ -264,9 +257,6 @@ const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
 };
 const CLASS_NAMES = Object.keys(payloadClasses);
 
-// ---------------------------------------------------------------------------------------------
-// Every payload is malformed: where a class happened to leave it valid, one more field is broken.
-
 const schemaOf = (subject: RequestSubject) => requestContracts[subject].request as z.ZodType;
 
 const isValid = (subject: RequestSubject, body: string): boolean => parses(body) && schemaOf(subject).safeParse(JSON.parse(body)).success;
@@ -289,6 +279,7 @@ interface Payload {
   valid: boolean;
 }
 
+/** Every payload is malformed: where a class happened to leave one valid, one more field is broken. */
 function* payloadsFor(subject: RequestSubject, seed: number, maxPayload: number, count = PER_SUBJECT): Generator<Payload> {
   const draw = drawFrom(prng(seed));
   const ctx: FuzzContext = { subject, draw, maxPayload, base: () => structuredClone(wellFormed[subject]) as Record<string, unknown> };
@@ -305,9 +296,6 @@ function* payloadsFor(subject: RequestSubject, seed: number, maxPayload: number,
     yield { subject, kind, body, valid };
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Sending and judging.
 
 interface Tally {
   payloads: number;
@@ -394,7 +382,6 @@ function summary(deployment: string, tally: Tally, crashes: number, appends: num
     ` (${count(tally.refusedBySize)} refused by size, ${count(tally.validGenerated)} valid, ${count(tally.accepted.size)} accepted)\n`;
 }
 
-// ---------------------------------------------------------------------------------------------
 
 describe('fuzz payloads', () => {
   it('every request subject has a well-formed base, and every base passes its contract', () => {
@@ -436,8 +423,10 @@ describe('fuzz: distributed (six processes, nats-server, shared sqlite)', () => 
 
   afterAll(async () => {
     if (tally) process.stdout.write(summary('distributed', tally, crashes, rejectedAppends.length));
-    await system?.stop();
+    const codes = (await system?.stop()) ?? [];
     rmSync(dir, { recursive: true, force: true });
+    // Each process was still alive to stop cleanly on SIGTERM.
+    expect(codes.every((code) => code === 0)).toBe(true);
   });
 
   it('every payload gets a valid reply or a structured error, every service stays up, no rejected request appends', async () => {
