@@ -99,7 +99,9 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
     await system.requester.request('conversation.send', { runId, message: 'Count, then write notes', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
     await disrupt(runId);
     // The live feed may have been cut while a process was down: the log is the authority on the end.
-    const end = await Promise.race([ended, pollForEnd(runId), sleep(END_WITHIN_MS, null, { ref: false })]);
+    const polling = new AbortController();
+    const end = await Promise.race([ended, pollForEnd(runId, polling.signal), sleep(END_WITHIN_MS, null, { ref: false })]);
+    polling.abort();
     subscription.unsubscribe();
     const stored = (await system.store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     const countFile = join(project, 'count.txt');
@@ -113,12 +115,14 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
     return { runId, end, stored, counted };
   }
 
-  async function pollForEnd(runId: string): Promise<StagecraftEvent> {
-    for (;;) {
+  /** Stops with `signal`, so no poller outlives its run (it would read a closed store after the suite). */
+  async function pollForEnd(runId: string, signal: AbortSignal): Promise<StagecraftEvent | null> {
+    while (!signal.aborted) {
       const last = (await system.store.readStream(streams.run(runId), { direction: 'backwards', maxCount: 1 }))[0] as unknown as StagecraftEvent | undefined;
       if (last && (last.type === 'RunCompleted' || last.type === 'RunFailed')) return last;
       await sleep(100);
     }
+    return null;
   }
 
   async function killAndRestart(name: string): Promise<void> {

@@ -62,12 +62,7 @@ export class RunRegistry {
     this.sweeper.unref();
   }
 
-  /** Failures told to clients but not yet in the log, by run id. */
-  pendingFailures(): string[] {
-    return [...this.unrecorded.keys()];
-  }
-
-  async recordUnrecorded(): Promise<void> {
+  private async recordUnrecorded(): Promise<void> {
     for (const [runId, failure] of this.unrecorded) {
       if (this.closed || this.running.has(runId)) continue;
       try {

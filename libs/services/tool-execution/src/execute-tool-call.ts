@@ -6,7 +6,7 @@ import { MessageBus, RequestContext, publishToolProgress } from '@stagecraft/mes
 import { decideStagePolicy } from '@stagecraft/policy';
 import type { Clock, NewId } from '@stagecraft/service-shell';
 import { DEFAULT_ALLOWED_COMMANDS, LIMITS, checkProjectRoot, executeTool, failed, toolCallBudgetMs } from '@stagecraft/tools';
-import { defaultInFlightDir, reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
+import { reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
 import { ToolExecutionOptions } from './options';
 import { ToolCallRecord, assertSameCall, callBinding, foldToolCall, settledOutcome } from './tool-call-record';
 
@@ -17,6 +17,8 @@ export interface ToolCallPorts {
   clock: Clock;
   newId: NewId;
   options: ToolExecutionOptions;
+  /** Where this host notes the processes of calls in flight (the option, or the default under the temp directory). */
+  inFlightDir: string;
 }
 
 /** A duplicate of a call recorded before calls had deadlines waits at most this long. */
@@ -132,15 +134,14 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   let sequence = 0;
   const progress = (message: string) => publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
-  const inFlightDir = ports.options.inFlightDir ?? defaultInFlightDir();
   const started = performance.now();
   const outcome = await executeTool(request.tool, request.arguments, {
     root,
     allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS,
     sandbox: ports.options.sandbox,
     progress,
-    onSpawn: (pid) => recordSpawn(inFlightDir, request.callId, pid),
-  }).finally(() => releaseSpawn(inFlightDir, request.callId));
+    onSpawn: (pid) => recordSpawn(ports.inFlightDir, request.callId, pid),
+  }).finally(() => releaseSpawn(ports.inFlightDir, request.callId));
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   // Secrets never reach the log, the live feed or the next model request.
@@ -161,7 +162,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
 /** At start-up: calls this host's dead tool service left running are stopped and recorded as interrupted. */
 export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<string[]> {
   const recovered: string[] = [];
-  for (const orphan of reapOrphans(ports.options.inFlightDir ?? defaultInFlightDir())) {
+  for (const orphan of reapOrphans(ports.inFlightDir)) {
     const events = (await ports.store.readStream(streams.toolCall(orphan.callId))) as unknown as StagecraftEvent[];
     const record = foldToolCall(events);
     if (record.requested && !settledOutcome(record)) {
@@ -170,7 +171,7 @@ export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<str
       recovered.push(orphan.callId);
     }
     // Another store's call (or one already settled) is left to its own deadline; the process is gone either way.
-    releaseSpawn(ports.options.inFlightDir ?? defaultInFlightDir(), orphan.callId);
+    releaseSpawn(ports.inFlightDir, orphan.callId);
   }
   return recovered;
 }

@@ -6,6 +6,7 @@ import type { MessageBus, RequestContext } from '@stagecraft/messaging';
 import { CLOCK, EVENT_STORE, Handles, MESSAGE_BUS, NEW_ID, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
 import { ToolCallPorts, executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
+import { defaultInFlightDir } from './in-flight';
 import { TOOL_EXECUTION_OPTIONS } from './options';
 import type { ToolExecutionOptions } from './options';
 
@@ -22,7 +23,7 @@ export class ToolExecutionController implements OnApplicationBootstrap {
     @Inject(SHELL_CONFIG) shell: ShellPorts,
     @Inject(TOOL_EXECUTION_OPTIONS) options: ToolExecutionOptions,
   ) {
-    this.ports = { store, bus, clock, newId, prefix: shell.prefix, options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots } };
+    this.ports = { store, bus, clock, newId, prefix: shell.prefix, options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots }, inFlightDir: options.inFlightDir ?? defaultInFlightDir() };
     this.logger = shell.logger;
   }
 
