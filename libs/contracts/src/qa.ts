@@ -48,3 +48,9 @@ export const QaReviewRequest = z.object({
 export type QaReviewRequest = z.infer<typeof QaReviewRequest>;
 export const QaReviewReply = z.object({ report: QAReport, modelCalls: z.array(QAModelCall) });
 export type QaReviewReply = z.infer<typeof QaReviewReply>;
+
+/**
+ * The one report a review that could not finish becomes: `concerns`, saying why. QA is advisory, so
+ * a missing review never stops a run; it is reported instead.
+ */
+export const reviewNotCompleted = (why: string): QAReport => ({ verdict: 'concerns', summary: `QA review could not be completed: ${why}`, findings: [] });

@@ -37,3 +37,13 @@ export const ToolProgress = z.object({
   message: z.string(),
 });
 export type ToolProgress = z.infer<typeof ToolProgress>;
+
+/** What a model reads when a tool call did not run: the code, what went wrong, and what to do instead. */
+export interface ToolError {
+  code: string;
+  problem: string;
+  retry: string;
+}
+
+/** The one text form of a tool error, for every tool result a model reads. */
+export const toolErrorText = ({ code, problem, retry }: ToolError): string => `tool_error: ${code}\nproblem: ${problem}\nretry: ${retry}`;

@@ -206,7 +206,7 @@ async function embedded(dir: string, gateway: ModelGateway, name: string, store:
 }
 
 async function natsOneProcess(dir: string, nats: NatsServerHandle, gateway: ModelGateway): Promise<Deployment> {
-  const host: Host = await startHost({ definitions: sixServices(gateway), transport: 'nats', natsUrl: nats.url, store: `sqlite:${join(dir, 'nats.db')}`, config: silent });
+  const host: Host = await startHost({ definitions: sixServices(gateway), transport: 'nats', natsUrl: nats.url, store: `sqlite:${join(dir, 'nats.db')}`, config: { ...silent, projectRoots: [dir] } });
   const bus = await connectNatsBus(nats.url, 'bench-client');
   const requester = createRequester(bus, { prefix: 'bench', newId: randomUUID, timeoutMs: 30_000 });
   return {
@@ -230,6 +230,7 @@ async function natsSixProcesses(dir: string, nats: NatsServerHandle, modelUrl: s
       NATS_URL: nats.url,
       STAGECRAFT_STORE: `sqlite:${storePath}`,
       STAGECRAFT_SUBJECT_PREFIX: 'bench',
+      STAGECRAFT_PROJECT_ROOTS: dir,
       STAGECRAFT_HEALTH_PORT: String(ports[i]),
       OPENAI_BASE_URL: modelUrl,
       OPENAI_API_KEY: 'test',
