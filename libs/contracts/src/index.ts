@@ -5,6 +5,7 @@ export * from './policy';
 export * from './reasoning';
 export * from './instructions';
 export * from './events';
+export * from './canonical-json';
 export * from './model';
 export * from './memory';
 export * from './qa';

@@ -48,3 +48,11 @@ export const PolicyDecideRequest = z.object({
 export type PolicyDecideRequest = z.infer<typeof PolicyDecideRequest>;
 export const PolicyDecideReply = z.object({ policy: StagePolicy });
 export type PolicyDecideReply = z.infer<typeof PolicyDecideReply>;
+
+/** Every stage's policy for one run's switches: `policy.decide` for each stage, in one round trip. */
+export const PolicyTableRequest = PolicyDecideRequest.omit({ stage: true });
+export type PolicyTableRequest = z.infer<typeof PolicyTableRequest>;
+export const PolicyTableReply = z.object({
+  policies: z.array(StagePolicy).length(Stage.options.length).describe('one policy per stage, in the order of Stage'),
+});
+export type PolicyTableReply = z.infer<typeof PolicyTableReply>;

@@ -15,7 +15,7 @@ import {
   ReasoningOutcomeGetReply,
   ReasoningOutcomeGetRequest,
 } from './memory';
-import { PolicyDecideReply, PolicyDecideRequest } from './policy';
+import { PolicyDecideReply, PolicyDecideRequest, PolicyTableReply, PolicyTableRequest } from './policy';
 import { PromptAssembleReply, PromptAssembleRequest, WorkflowNextReply, WorkflowNextRequest } from './prompts';
 import { QaReviewReply, QaReviewRequest } from './qa';
 import { ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
@@ -40,6 +40,7 @@ export const requestContracts = {
   'conversation.send': contract('conversation', ConversationSendRequest, ConversationSendReply),
   'conversation.run.get': contract('conversation', RunGetRequest, RunGetReply),
   'policy.decide': contract('policy', PolicyDecideRequest, PolicyDecideReply),
+  'policy.table': contract('policy', PolicyTableRequest, PolicyTableReply),
   'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
   'workflow.next': contract('prompt-assembly', WorkflowNextRequest, WorkflowNextReply),
   'tool.execute': contract('tool-execution', ToolExecuteRequest, ToolExecuteReply),

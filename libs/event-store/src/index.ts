@@ -8,6 +8,7 @@
  * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero, `catchUpProjection` from its checkpoint.
  */
 export * from './port';
+export { readEvents, type Recorded } from './read-events';
 export { ConcurrencyError, type ActualRevision } from './errors';
 export { createMemoryEventStore } from './memory/memory-event-store';
 export { createMemoryCheckpointStore } from './memory/memory-checkpoints';
@@ -17,4 +18,5 @@ export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-strin
 export { openEventStore, parseEventStoreUrl, type EventStoreLocation } from './open-event-store';
 export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
 export { startProjection } from './projection/start-projection';
+export { startProcessor, type Processor, type ProcessorFailure, type ProcessorOptions, type RunningProcessor } from './projection/start-processor';
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';

@@ -3,6 +3,8 @@ export * from './errors';
 export { createInprocBus } from './inproc-bus';
 export { createNatsBus, connectNatsBus } from './nats-bus';
 export * from './requests';
+export { cachedRequests } from './cached-requests';
+export type { CachedRequestsOptions } from './cached-requests';
 export * from './publish';
 export { subjectMatches } from './subject-match';
 export { wireBytes } from './wire-size';

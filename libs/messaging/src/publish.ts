@@ -20,16 +20,39 @@ function publishWithin(bus: MessageBus, subject: () => string, message: unknown,
   }
 }
 
+/** A run event as the live feed carries it: the stored event's id and log position (a decimal string) come along when it was read from the log. */
+export type RunFeedEvent = StagecraftEvent & { id?: string; position?: string };
+
 /** Live run events for UIs: `run.<runId>.events`, one message per stored event (cut to fit; the store keeps it whole). */
-export function publishRunEvent(bus: MessageBus, prefix: string, event: StagecraftEvent & { position?: string }): void {
+export function publishRunEvent(bus: MessageBus, prefix: string, event: RunFeedEvent): void {
   const runId = event.metadata.runId;
   if (!runId) return;
   const { subject, message } = publishContracts['run.events'];
   publishWithin(bus, () => withPrefix(prefix, subject(runId)), event, message, 'the full event is in the store');
 }
 
-export function subscribeRunEvents(bus: MessageBus, prefix: string, runId: string, listener: (event: StagecraftEvent) => void): BusSubscription {
-  return bus.subscribe(withPrefix(prefix, publishContracts['run.events'].subject(runId)), (m) => listener(JSON.parse(m.body)));
+/**
+ * A filter that passes each event id once. The feed is published from the log by a checkpointed
+ * processor, so after a restart it repeats what came after its last checkpoint; a message without an
+ * id (a notice that never reached the store) always passes.
+ */
+export function firstSightings(): (event: { id?: string }) => boolean {
+  const seen = new Set<string>();
+  return ({ id }) => {
+    if (id === undefined) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  };
+}
+
+/** Follows one run's live feed; repeats of an event already delivered are dropped. */
+export function subscribeRunEvents(bus: MessageBus, prefix: string, runId: string, listener: (event: RunFeedEvent) => void): BusSubscription {
+  const isNew = firstSightings();
+  return bus.subscribe(withPrefix(prefix, publishContracts['run.events'].subject(runId)), (m) => {
+    const event = JSON.parse(m.body) as RunFeedEvent;
+    if (isNew(event)) listener(event);
+  });
 }
 
 export function publishToolProgress(bus: MessageBus, prefix: string, progress: ToolProgress): void {

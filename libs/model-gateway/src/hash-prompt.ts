@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@stagecraft/contracts';
 import type { ChatMessage, ToolSpec } from '@stagecraft/contracts';
+
+/** The one canonical form lives in contracts; the gateway's index still offers it. */
+export { canonicalJson };
 
 export interface PromptHash {
   /** One hash for the whole request: every message in order, plus the tools offered. */
@@ -12,18 +16,6 @@ export interface PromptHash {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** JSON with sorted keys and no undefined fields, so equal messages hash equal whatever built them. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Contents at least this long are stored in pieces: a system prompt that changed in one section stores that section alone. */
 export const PIECEWISE_FROM = 1024;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { QAReport, Stage, UserMode } from '@stagecraft/contracts';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { assemblePrompt } from './assemble';
@@ -23,6 +23,20 @@ const SEED_INVENTORY = [
   'qa/system', 'qa/review_micro_reasoning', 'qa/report_schema',
 ];
 
+const LIBS_DIR = join(__dirname, '..', '..');
+
+/** The recovery prompts some library source (not a test, not the table itself) names as `RECOVERY_PROMPTS.<key>`. */
+function recoveryPromptsNamedInCode(): string[] {
+  const sources = readdirSync(LIBS_DIR, { recursive: true, encoding: 'utf8' }).filter(
+    (path) => /(^|\/)src\//.test(path) && path.endsWith('.ts') && !path.endsWith('.spec.ts') && !path.includes('node_modules') && !path.endsWith('recovery-prompts.ts'),
+  );
+  const keys = new Set(sources.flatMap((path) => [...readFileSync(join(LIBS_DIR, path), 'utf8').matchAll(/RECOVERY_PROMPTS\.(\w+)/g)].map((m) => m[1])));
+  return Object.entries(RECOVERY_PROMPTS).flatMap(([key, id]) => (keys.has(key) ? [id] : []));
+}
+
+/** Guards the guard: the scan above finds the decider's own uses. */
+const decideSource = relative(LIBS_DIR, join(LIBS_DIR, 'run', 'src', 'interpret.ts'));
+
 const policies = UserMode.options.flatMap((userMode) =>
   [true, false].flatMap((reasoningEnabled) =>
     Stage.options.flatMap((stage) =>
@@ -43,9 +57,14 @@ describe('the prompt inventory under prompts/', () => {
     expect([...needed].filter((id) => !repo.has(id))).toEqual([]);
   });
 
-  it('has no prompt that nothing uses', () => {
-    const used = new Set([...policies.flatMap((p) => p.prompts), ...Object.values(RECOVERY_PROMPTS)]);
+  it('has no prompt that nothing uses: each is composed by a stage policy or named by the code that adds it', () => {
+    const used = new Set([...policies.flatMap((p) => p.prompts), ...recoveryPromptsNamedInCode()]);
     expect(repo.ids().filter((id) => !used.has(id))).toEqual([]);
+  });
+
+  it('finds the recovery prompts the run decider names', () => {
+    expect(readFileSync(join(LIBS_DIR, decideSource), 'utf8')).toContain('RECOVERY_PROMPTS.reasoningFormatCorrection');
+    expect(recoveryPromptsNamedInCode()).toContain(RECOVERY_PROMPTS.reasoningFormatCorrection);
   });
 
   it('never suggests switching mode or leaves reasoning to the model', () => {

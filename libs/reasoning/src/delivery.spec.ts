@@ -1,4 +1,4 @@
-import { oneLine, parseDeliveryState } from './delivery';
+import { deliveryStatement, oneLine, parseDeliveryState } from './delivery';
 
 describe('parseDeliveryState', () => {
   it.each([
@@ -25,5 +25,19 @@ describe('oneLine', () => {
     ['empty stays empty', '  \n ', ''],
   ])('%s', (_name, text, expected) => {
     expect(oneLine(text)).toBe(expected);
+  });
+});
+
+describe('deliveryStatement', () => {
+  it.each([
+    ['Delivery: DONE', 'DONE'],
+    ['All four hold.\n- **Delivery:** needs work\n- tests missing', 'NEEDS_WORK'],
+    ['delivery: `DONE`', 'DONE'],
+  ])('reads the Delivery line of %j', (text, state) => {
+    expect(deliveryStatement(text)).toBe(state);
+  });
+
+  it.each(['The work is DONE.', 'Delivery was discussed.', 'Delivery: maybe later'])('finds no verdict in %j', (text) => {
+    expect(deliveryStatement(text)).toBeNull();
   });
 });

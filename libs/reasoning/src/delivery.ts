@@ -25,3 +25,15 @@ export function oneLine(text: string): string {
     .map((line) => line.replace(LIST_MARKER, ''))
     .reduce((joined, line) => (joined === '' ? line : `${joined}${/[;,.:]$/.test(joined) ? ' ' : '; '}${line}`), '');
 }
+
+const DELIVERY_LINE = /^\s*(?:[-*•+]\s*)?[*_`]*delivery[*_`]*\s*:\s*(.*)$/im;
+
+/**
+ * The delivery verdict of a reply written without a reasoning block: its `Delivery:` line, read by
+ * the same rule as the reasoning formats; `null` when there is no such line. A "done" elsewhere in
+ * prose is not a verdict.
+ */
+export function deliveryStatement(text: string): DeliveryState | null {
+  const line = DELIVERY_LINE.exec(text);
+  return line ? parseDeliveryState(line[1]) : null;
+}

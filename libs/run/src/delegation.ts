@@ -1,7 +1,7 @@
 import { DelegateReasoning } from '@stagecraft/contracts';
 import { RunLimits } from './limits';
 import { PendingEvent, pending } from './pending-event';
-import { Delegation } from './run-state';
+import { Delegation } from './state';
 import { RequestedInstruction } from './instruction-tags';
 
 export interface DelegationOutcome {

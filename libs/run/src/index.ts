@@ -1,9 +1,12 @@
-
-export * from './run-state';
-export * from './limits';
+export * from './state';
+export * from './evolve';
+export * from './inputs';
+export * from './decide';
 export * from './next-step';
+export * from './rules';
+export * from './ids';
+export * from './limits';
 export * from './pending-event';
-export * from './interpret';
 export * from './invariants';
 export * from './instruction-tags';
 export * from './delegation';

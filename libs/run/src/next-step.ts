@@ -1,34 +1,90 @@
-import { Stage } from '@stagecraft/contracts';
-import { RunLimits } from './limits';
-import { OpenToolCall, RunState } from './run-state';
+import { ChatMessage, PromptAssembleRequest, QaReviewRequest, StagePolicy, ToolExecuteRequest } from '@stagecraft/contracts';
+import { runIds } from './ids';
+import { activeAgent, activeInstructions, delegationOf, promptVariables } from './rules';
+import { InStage, RunState, inStage } from './state';
 
+export interface ModelCallPlan {
+  requestId: string;
+  /** False when the request is stored already (a retry after a restart): only its answer is new. */
+  record: boolean;
+  policy: StagePolicy;
+  /** The system prompt to assemble first. */
+  assemble: PromptAssembleRequest;
+  /** Everything after the system prompt: the earlier turns, then this run's messages. */
+  conversation: readonly ChatMessage[];
+  /** The tools to offer: exactly the policy's, and none where the stage runs no tool loop. */
+  toolNames: StagePolicy['tools'];
+}
+
+/** The one piece of I/O the run waits for next; the shell turns its outcome into an input. */
 export type RunStep =
-  | { kind: 'enter_stage'; stage: Stage; iteration: number }
-  | { kind: 'call_model' }
-  | { kind: 'interpret' }
-  | { kind: 'execute_tool'; call: OpenToolCall }
-  | { kind: 'review' }
-  | { kind: 'complete' }
+  | { kind: 'call_model'; plan: ModelCallPlan }
+  | { kind: 'run_tool'; request: ToolExecuteRequest }
+  | { kind: 'review'; request: QaReviewRequest }
+  /** A log written by an older version stopped between steps: feed `RunResumed`. */
+  | { kind: 'resume' }
   | { kind: 'finished' };
 
-export function firstStage(state: RunState): Stage {
-  const start = state.start;
-  return start?.userMode === 'agent' && start.reasoningEnabled ? 'warmup' : 'act';
-}
-
-/** After a tool round: keep looping while the bound allows, then let the delivery gate judge. */
-export function afterToolRound(state: RunState, limits: RunLimits): { stage: Stage; iteration: number } {
-  const next = state.iteration + 1;
-  return next > limits.maxToolIterations ? { stage: 'delivery_check', iteration: state.deliveryChecks } : { stage: 'tool_followup', iteration: next };
-}
-
-/** The one question the run loop asks after every append: what happens next? */
-export function nextStep(state: RunState, limits: RunLimits): RunStep {
+export function nextStep(state: RunState): RunStep {
   if (state.status !== 'running') return { kind: 'finished' };
-  if (state.stage === null) return { kind: 'enter_stage', stage: firstStage(state), iteration: 0 };
-  if (state.unprocessed) return { kind: 'interpret' };
-  if (state.openToolCalls.length > 0) return { kind: 'execute_tool', call: state.openToolCalls[0] };
-  if (state.stage === 'qa_review') return state.qaReport ? { kind: 'complete' } : { kind: 'review' };
-  if (state.toolRoundClosed) return { kind: 'enter_stage', ...afterToolRound(state, limits) };
-  return { kind: 'call_model' };
+  if (!inStage(state)) return { kind: 'resume' };
+  const { current } = state;
+  switch (current.step.kind) {
+    case 'answered':
+      return { kind: 'resume' };
+    case 'tools':
+      return { kind: 'run_tool', request: toolRequest(state, current.step.open[0]) };
+    case 'ask':
+    case 'asked':
+      if (current.stage !== 'qa_review') return { kind: 'call_model', plan: modelCallPlan(state) };
+      return state.qaReport ? { kind: 'resume' } : { kind: 'review', request: reviewRequest(state) };
+    default: {
+      const unreachable: never = current.step;
+      return unreachable;
+    }
+  }
+}
+
+function modelCallPlan(s: InStage): ModelCallPlan {
+  const { policy, step } = s.current;
+  const asked = step.kind === 'asked' ? step.requestId : null;
+  return {
+    requestId: asked ?? runIds.modelRequest(s.start.runId, s.modelRequests + 1),
+    record: asked === null,
+    policy,
+    assemble: { policy, variables: promptVariables(s), instructions: activeInstructions(s.delegations), agentType: activeAgent(s.delegations) },
+    conversation: [...s.prior, ...s.history],
+    toolNames: policy.toolLoop ? policy.tools : [],
+  };
+}
+
+function toolRequest(s: InStage, call: { callId: string; tool: ToolExecuteRequest['tool']; arguments: Record<string, unknown> }): ToolExecuteRequest {
+  const { start } = s;
+  return {
+    callId: call.callId,
+    runId: start.runId,
+    tool: call.tool,
+    arguments: call.arguments,
+    stage: s.current.stage,
+    userMode: start.userMode,
+    reasoningEnabled: start.reasoningEnabled,
+    delegation: delegationOf(s.delegations),
+    projectRoot: start.projectRoot,
+  };
+}
+
+function reviewRequest(s: InStage): QaReviewRequest {
+  const { start } = s;
+  const { tool_summary, last_step_outcome } = promptVariables(s);
+  return {
+    runId: start.runId,
+    conversationId: start.conversationId,
+    userMode: start.userMode,
+    reasoningEnabled: start.reasoningEnabled,
+    userInput: start.userInput,
+    answer: s.answer ?? '',
+    projectRoot: start.projectRoot,
+    toolSummary: tool_summary,
+    lastStepOutcome: last_step_outcome,
+  };
 }

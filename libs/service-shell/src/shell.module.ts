@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ShellPorts } from './ports';
-import { CLOCK, EVENT_STORE, LOGGER, MESSAGE_BUS, NEW_ID, REQUESTER, SHELL_CONFIG } from './tokens';
+import { CLOCK, EVENT_READER, EVENT_STORE, LOGGER, MESSAGE_BUS, NEW_ID, REQUESTER, SHELL_CONFIG } from './tokens';
 
 /** Binds the ports once for every service module in the process. */
 @Global()
@@ -11,6 +11,7 @@ export class ShellModule {
       { provide: MESSAGE_BUS, useValue: ports.bus },
       { provide: REQUESTER, useValue: ports.requester },
       { provide: EVENT_STORE, useValue: ports.store },
+      { provide: EVENT_READER, useValue: ports.store },
       { provide: CLOCK, useValue: ports.clock },
       { provide: NEW_ID, useValue: ports.newId },
       { provide: LOGGER, useValue: ports.logger },

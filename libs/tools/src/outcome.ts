@@ -1,4 +1,4 @@
-import { StagecraftError } from '@stagecraft/contracts';
+import { StagecraftError, toolErrorText } from '@stagecraft/contracts';
 
 /** What one tool call produced, before the service adds the call id, duration and replay flag. */
 export interface ToolOutcome {
@@ -50,9 +50,8 @@ export class ToolFailureError extends Error {
 export const succeeded = (output: string, truncated = false): ToolOutcome => ({ ok: true, output, truncated });
 
 export function failed(failure: ToolFailure, truncated = false): ToolOutcome {
-  const lines = [`tool_error: ${failure.kind}`, `problem: ${failure.problem}`, `retry: ${failure.retry}`];
-  if (failure.details !== undefined) lines.push('details:', failure.details);
-  return { ok: false, output: lines.join('\n'), truncated };
+  const text = toolErrorText({ code: failure.kind, problem: failure.problem, retry: failure.retry });
+  return { ok: false, output: failure.details === undefined ? text : `${text}\ndetails:\n${failure.details}`, truncated };
 }
 
 const OUTSIDE_RETRY = 'use a path relative to the project root that stays inside it: no "..", no absolute path, no symlink that leads out';

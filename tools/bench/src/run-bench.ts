@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventData, SERVICE_NAMES, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
+import { EventData, REQUEST_SUBJECTS, SERVICE_NAMES, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { conversationServiceWith } from '@stagecraft/conversation-service';
 import { EventStore, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
 import { memoryService } from '@stagecraft/memory-service';
@@ -45,9 +45,14 @@ export interface DeploymentResult {
   runBytes: number;
   allEvents: number;
   allBytes: number;
+  /** Request round trips per measured run, by subject (warm-up excluded); null where they could not be counted. */
+  roundTrips: Record<string, number> | null;
 }
 
 const TARGET_MS: Record<string, number> = { embedded: 0.3, nats: 2 };
+/** The two rows the issue compares: the shipped embedded deployment and the fully distributed one. */
+const EMBEDDED_OVER_HTTP = 'embedded (inproc, sqlite), scripted model over HTTP';
+const SIX_PROCESSES = 'nats, six OS processes';
 
 /** The acceptance agent with no model latency: warmup, read, write, answer, delivery DONE, QA pass. */
 const agentReply = (request: RecordedRequest): ScriptedReply => readWriteAgentScript(request) as ScriptedReply;
@@ -99,6 +104,64 @@ interface Deployment {
   store: EventStore;
   close(): Promise<void>;
 }
+
+/** Counts requests from now on; `stop` ends the count and says how many went to each subject (prefix removed). */
+type RequestCounter = () => { stop(): Map<string, number> };
+
+/**
+ * Over NATS every request passes through the server, so the bench's own connection sees each one by
+ * subscribing to the request subjects too (a plain subscriber gets a copy next to the queue group that
+ * serves it), whichever process sent it. Only request subjects, so the run events stay off this connection.
+ */
+function countOverNats(bus: MessageBus, prefix: string): RequestCounter {
+  return () => {
+    const counts = new Map<string, number>();
+    const subscriptions = REQUEST_SUBJECTS.map((subject) => bus.subscribe(withPrefix(prefix, subject), () => counts.set(subject, (counts.get(subject) ?? 0) + 1)));
+    return {
+      stop() {
+        subscriptions.forEach((s) => s.unsubscribe());
+        return counts;
+      },
+    };
+  };
+}
+
+/**
+ * In process, requests between services skip the bus's text lane: the requester asks `local.find` for
+ * the responder, and only falls back to `request` when no service here serves the subject. Counting
+ * both, for as long as the count runs, is every round trip the run made.
+ */
+function countInProcess(bus: MessageBus, prefix: string): RequestCounter | null {
+  const local = bus.local;
+  if (!local) return null;
+  return () => {
+    const counts = new Map<string, number>();
+    const tally = (name: string) => {
+      const subject = prefix && name.startsWith(`${prefix}.`) ? name.slice(prefix.length + 1) : name;
+      counts.set(subject, (counts.get(subject) ?? 0) + 1);
+    };
+    const { find } = local;
+    const request = bus.request.bind(bus);
+    local.find = (name) => {
+      const responder = find(name);
+      if (responder) tally(name);
+      return responder;
+    };
+    bus.request = (name, body, options) => {
+      tally(name);
+      return request(name, body, options);
+    };
+    return {
+      stop() {
+        local.find = find;
+        bus.request = request;
+        return counts;
+      },
+    };
+  };
+}
+
+const countRequests = (d: Deployment): RequestCounter | null => (d.bus.kind === 'nats' ? countOverNats(d.bus, d.prefix) : countInProcess(d.bus, d.prefix));
 
 interface Sample {
   runId: string;
@@ -172,8 +235,13 @@ async function storedPerRun(store: EventStore, samples: Sample[]): Promise<Pick<
 
 async function measure(d: Deployment, project: string, options: Required<RunBenchOptions>): Promise<DeploymentResult> {
   for (let i = 0; i < options.warmupRuns; i++) await runOnce(d, project);
+  const counting = countRequests(d)?.();
   const samples: Sample[] = [];
   for (let i = 0; i < options.runs; i++) samples.push(await runOnce(d, project));
+  // A copy to the bench's subscription may still be on its way when the last run ends.
+  await d.bus.flush();
+  const counted = counting?.stop();
+  const roundTrips = counted ? Object.fromEntries([...counted].map(([subject, n]) => [subject, n / samples.length])) : null;
   const good = samples.filter((s) => s.ok);
   const overhead = good.map((s) => (s.wallMs - s.modelMs - s.toolMs) / s.stages);
   const withTools = good.map((s) => (s.wallMs - s.modelMs) / s.stages);
@@ -190,6 +258,7 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
     withToolsP99: percentile(withTools, 99),
     wallP50: percentile(good.map((s) => s.wallMs), 50),
     ...(await storedPerRun(d.store, good)),
+    roundTrips,
   };
 }
 
@@ -243,7 +312,7 @@ async function natsSixProcesses(dir: string, nats: NatsServerHandle, modelUrl: s
   const bus = await connectNatsBus(nats.url, 'bench-client');
   const store = createSqliteEventStore({ path: storePath });
   return {
-    name: 'nats, six OS processes',
+    name: SIX_PROCESSES,
     bus,
     requester: createRequester(bus, { prefix: 'bench', newId: randomUUID, timeoutMs: 30_000 }),
     prefix: 'bench',
@@ -263,6 +332,29 @@ function report(print: (line: string) => void, r: DeploymentResult): void {
   print(`  overhead per stage, model calls and tool work excluded: p50 ${ms(r.p50, 3)}  p99 ${ms(r.p99, 3)}  (target <= ${target} ms: p50 ${verdict(r.p50)}, p99 ${verdict(r.p99)})`);
   print(`  overhead per stage, model calls excluded (tool work counted): p50 ${ms(r.withToolsP50, 3)}  p99 ${ms(r.withToolsP99, 3)}`);
   print(`  stored per run: run stream ${r.runEvents} events / ${r.runBytes} bytes; with tool-call and conversation streams ${r.allEvents} events / ${r.allBytes} bytes`);
+  print(`  round trips per run: ${roundTripsLine(r.roundTrips)}`);
+}
+
+const perRun = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+
+/** `18 (policy.decide 7, prompt.assemble 6, …)`: most frequent subject first. */
+function roundTripsLine(roundTrips: Record<string, number> | null): string {
+  if (!roundTrips) return 'n/a';
+  const bySubject = Object.entries(roundTrips).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const total = bySubject.reduce((n, [, count]) => n + count, 0);
+  return `${perRun(total)} (${bySubject.map(([subject, count]) => `${subject} ${perRun(count)}`).join(', ')})`;
+}
+
+/** The issue's yardstick: what distribution costs on top of the shipped embedded deployment, at most 2×. */
+function distributedRatio(print: (line: string) => void, results: DeploymentResult[]): void {
+  const embeddedRow = results.find((r) => r.deployment === EMBEDDED_OVER_HTTP);
+  const distributedRow = results.find((r) => r.deployment === SIX_PROCESSES);
+  if (!embeddedRow || !distributedRow) return print('six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: n/a (a row was not measured)');
+  const ratio = distributedRow.p50 / embeddedRow.p50;
+  print(
+    `six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: ${ms(distributedRow.p50, 3)} / ${ms(embeddedRow.p50, 3)} = ${ratio.toFixed(2)}x` +
+      ` (target <= 2x: ${ratio <= 2 ? 'meets' : 'misses'})`,
+  );
 }
 
 /**
@@ -297,7 +389,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
     print(
       `machine baseline: a fixed task takes ${wake.busyUs.toFixed(1)} µs p50 straight after another and ${wake.afterWaitUs.toFixed(1)} µs straight after a 2 ms wait (x${wake.ratio.toFixed(2)})`,
     );
-    await measureOn(() => embedded(dir, gateway, 'embedded (inproc, sqlite), scripted model over HTTP'));
+    await measureOn(() => embedded(dir, gateway, EMBEDDED_OVER_HTTP));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, sqlite), model answered in process (diagnostic: no HTTP at all)'));
     await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, memory store), model answered in process (diagnostic: no HTTP, no disk)', 'memory'));
     await measureOn(() => embedded(dir, inProcessModel(2), 'embedded (inproc, memory store), model answers in process after waiting 2 ms (diagnostic: the cost of waking up)', 'memory'));
@@ -305,6 +397,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
     const url = nats;
     await measureOn(() => natsOneProcess(dir, url, gateway));
     if (settings.separateProcesses) await measureOn(() => natsSixProcesses(dir, url, server.url));
+    distributedRatio(print, results);
   } finally {
     await nats?.stop();
     await server.stop();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { QAReport, StagecraftEvent, UserMode } from '@stagecraft/contracts';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { foldRun } from '@stagecraft/run';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
 import pino from 'pino';
 import { allServices } from '../services';
@@ -80,13 +81,14 @@ async function follow(bus: MessageBus, requester: Requester, prefix: string, mes
     projectRoot: resolve(flags.root),
   });
   const last = await ended.finally(() => clearTimeout(timer));
-  const qa = [...events].reverse().find((e) => e.type === 'QAReportIssued');
+  // The live feed is the run's own events, so the result is the run folded the one way every reader folds it.
+  const run = foldRun(events);
   const result: ChatResult = {
     runId,
     conversationId,
-    deliveryState: last.type === 'RunCompleted' ? last.data.deliveryState : null,
-    answer: last.type === 'RunCompleted' ? last.data.answer : null,
-    qaReport: qa?.type === 'QAReportIssued' ? qa.data.report : null,
+    deliveryState: run.status === 'completed' ? run.deliveryState : null,
+    answer: run.status === 'completed' ? run.answer : null,
+    qaReport: run.status === 'new' ? null : run.qaReport,
   };
   if (flags.json) write(JSON.stringify(result));
   else if (result.answer !== null) write(`\n${result.answer}\n`);

@@ -42,6 +42,10 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `✔ completed (${event.data.deliveryState})`;
     case 'RunFailed':
       return `✘ failed: ${event.data.code} ${event.data.reason}`;
+    // Not on a run's stream: the tool service's own record of a call, and memories.
+    case 'ToolExecutionStarted':
+    case 'ToolExecutionFinished':
+    case 'ToolExecutionRefused':
     case 'MemoryRetained':
       return null;
     default: {

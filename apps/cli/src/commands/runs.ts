@@ -1,25 +1,30 @@
-import { StagecraftEvent, streams } from '@stagecraft/contracts';
-import { openEventStore } from '@stagecraft/event-store';
+import { runEvents, streams } from '@stagecraft/contracts';
+import { openEventStore, readEvents } from '@stagecraft/event-store';
+import type { EventReader } from '@stagecraft/event-store';
 import { describeEvent } from './describe-event';
 
-/** The timeline of one run, read straight from the log. */
+/** The timeline of one run, one line per event (or its JSON); null when the log has no such run. */
+export async function runTimeline(reader: EventReader, runId: string, json: boolean): Promise<string[] | null> {
+  const events = await readEvents(reader, streams.run(runId), runEvents);
+  if (events.length === 0) return null;
+  const t0 = Date.parse(events[0].metadata.occurredAt);
+  return events.map((event) => {
+    if (json) return JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata });
+    const offset = `+${((Date.parse(event.metadata.occurredAt) - t0) / 1000).toFixed(3)}s`.padStart(10);
+    return `${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}`;
+  });
+}
+
+/** `stagecraft runs show`: the timeline read straight from the log. */
 export async function showRun(runId: string, store: string, json: boolean): Promise<boolean> {
-  const events = await openEventStore(store);
+  const events = openEventStore(store);
   try {
-    const stored = (await events.readStream(streams.run(runId))) as unknown as (StagecraftEvent & { recordedAt: string })[];
-    if (stored.length === 0) {
+    const lines = await runTimeline(events, runId, json);
+    if (lines === null) {
       process.stderr.write(`stagecraft: no run ${runId} in ${store}\n`);
       return false;
     }
-    const t0 = Date.parse(stored[0].metadata.occurredAt);
-    for (const event of stored) {
-      if (json) {
-        process.stdout.write(`${JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata })}\n`);
-        continue;
-      }
-      const offset = `+${((Date.parse(event.metadata.occurredAt) - t0) / 1000).toFixed(3)}s`.padStart(10);
-      process.stdout.write(`${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}\n`);
-    }
+    for (const line of lines) process.stdout.write(`${line}\n`);
     return true;
   } finally {
     await events.close();

@@ -50,6 +50,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
   'conversation.send': { conversationId: 'conv-fuzz', runId: 'run-fuzz', message: 'Summarise the README', userMode: 'agent', reasoningEnabled: false, projectRoot: '/tmp/fuzz-project' },
   'conversation.run.get': { runId: 'run-fuzz' },
   'policy.decide': { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } },
+  'policy.table': { userMode: 'chat', reasoningEnabled: false, delegation: { depth: 2, chain: ['planner', 'reviewer'] } },
   'prompt.assemble': {
     policy,
     variables: { project_root: '/tmp/fuzz-project', user_input: 'hello' },

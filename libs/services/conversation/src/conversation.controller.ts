@@ -1,13 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { ConversationSendReply, ConversationSendRequest, StagecraftError, StagecraftEvent, streams } from '@stagecraft/contracts';
+import { ConversationSendReply, ConversationSendRequest, NO_DELEGATION, StagecraftError, conversationEvents, streams } from '@stagecraft/contracts';
+import { readEvents } from '@stagecraft/event-store';
 import type { RequestContext } from '@stagecraft/messaging';
-import { pending } from '@stagecraft/run';
 import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
-import { settledOrFailed } from './run-driver';
-import { RunLog, priorMessages } from './run-log';
+import { decideAndAppend } from './effects';
+import { RunKnowledge } from './knowledge';
+import { RunLog, turnsOf } from './run-log';
 import type { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
 
@@ -23,23 +24,23 @@ export class ConversationController {
   async send(@Payload() request: ConversationSendRequest, @Ctx() context: RequestContext): Promise<ConversationSendReply> {
     // Refused before anything is stored: a run must start in a directory that exists.
     await checkProjectRoot(request.projectRoot, this.ports.projectRoots);
-    const { projectRoot } = request;
+    const { projectRoot, userMode, reasoningEnabled, message } = request;
     const runId = request.runId ?? this.ports.newId();
     const conversationId = request.conversationId ?? this.ports.newId();
-    const log = await RunLog.open(this.ports, runId, context.correlationId);
+    const knowledge = new RunKnowledge(this.ports);
+    // Three reads that do not depend on each other, together: the run, the conversation, the stage policies.
+    const [log, earlier] = await Promise.all([
+      RunLog.open(this.ports, runId, context.correlationId),
+      readEvents(this.ports.store, streams.conversation(conversationId), conversationEvents),
+      knowledge.fetch({ kind: 'policies', request: { userMode, reasoningEnabled, delegation: NO_DELEGATION } }),
+    ]);
     if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${runId} already exists`);
-
     // Earlier turns are referenced by revision, not copied: a conversation's text is stored once.
-    const earlier = (await this.ports.store.readStream(streams.conversation(conversationId))) as unknown as (StagecraftEvent & { revision: bigint })[];
-    const historyThrough = earlier.length > 0 ? Number(earlier[earlier.length - 1].revision) : undefined;
-    log.usePrior(priorMessages(earlier));
-    const started = [
-      pending('RunStarted', { runId, conversationId, userMode: request.userMode, reasoningEnabled: request.reasoningEnabled, userInput: request.message, projectRoot, historyThrough }),
-      pending('MessageAppended', { messageId: `${runId}.input`, role: 'user', content: request.message, instructions: [], intermediate: false, kind: 'user_input' }),
-    ];
-    // The first stage is entered in the same commit.
-    await log.append(await settledOrFailed(this.ports, log.state, started));
-    void this.registry.drive(log);
+    const last = earlier.at(-1);
+    log.usePrior(turnsOf(earlier));
+    const input = { type: 'RunRequested' as const, runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough: last ? Number(last.revision) : undefined, at: this.ports.clock().toISOString() };
+    await decideAndAppend(this.ports, log, input, knowledge);
+    void this.registry.drive(log, knowledge);
     return { runId, conversationId };
   }
 }

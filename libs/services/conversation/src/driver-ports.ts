@@ -17,4 +17,6 @@ export interface DriverPorts {
   limits: RunLimits;
   /** The directories a run's project root may be in; undefined: any. */
   projectRoots?: readonly string[];
+  /** Called with the event types of each batch right after it is committed to a run stream (a fault-injection hook for crash tests). */
+  afterCommit?: (types: readonly string[]) => void;
 }

@@ -1,10 +1,12 @@
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { EventStore } from '@stagecraft/event-store';
+import { EVENT_TYPES, StagecraftError, toErrorReply } from '@stagecraft/contracts';
+import { EventStore, RunningProcessor, startProcessor } from '@stagecraft/event-store';
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
 import { EVENT_STORE, SHELL_CONFIG, ServiceDefinition, ShellPorts } from '@stagecraft/service-shell';
 import { ConversationController } from './conversation.controller';
 import { DriverPorts } from './driver-ports';
+import { runFollowUp } from './processors/run-follow-up';
 import { RunController } from './run.controller';
 import { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, MODEL_GATEWAY, RUN_REGISTRY } from './tokens';
@@ -12,6 +14,7 @@ import { DRIVER_PORTS, MODEL_GATEWAY, RUN_REGISTRY } from './tokens';
 export { RunRegistry } from './run-registry';
 export { RUN_REGISTRY } from './tokens';
 export { activeRunsProjection } from './active-runs';
+export { RUN_FOLLOW_UP, runFollowUp } from './processors/run-follow-up';
 
 export interface ConversationOptions {
   /** A gateway built by the caller (the CLI points it at the scripted server); default: from OPENAI_* / STAGECRAFT_MODEL. */
@@ -21,15 +24,47 @@ export interface ConversationOptions {
   resume?: boolean;
 }
 
-class RegistryLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(RUN_REGISTRY) private readonly registry: RunRegistry, private readonly resume: boolean) {}
+/**
+ * Starts what follows the log (turns, the live feed) and waits until it has caught up, so a turn a
+ * crash left unwritten is stored before any run is resumed or any new message is read; then resumes.
+ */
+class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  private followUp?: RunningProcessor;
+
+  constructor(
+    private readonly ports: DriverPorts,
+    private readonly registry: RunRegistry,
+    private readonly resume: boolean,
+  ) {}
+
   async onApplicationBootstrap(): Promise<void> {
+    const { logger } = this.ports;
+    this.followUp = await startProcessor(this.ports.store, this.ports.store.checkpoints, runFollowUp(this.ports), {
+      onError: ({ during, error, attempt, retryInMs, event }) =>
+        logger.error({ processor: 'run-follow-up', during, attempt, retryInMs, eventId: event?.id, type: event?.type, err: toErrorReply(error).message }, 'run follow-up failed; trying again'),
+    });
+    await this.followUp.caughtUp;
     if (this.resume) await this.registry.resumeUnfinished();
     this.registry.startRecovery();
   }
-  onModuleDestroy(): void {
+
+  async onModuleDestroy(): Promise<void> {
     this.registry.close();
+    await this.followUp?.stop();
   }
+}
+
+/** `STAGECRAFT_CRASH_AFTER_COMMIT=<EventType>`: the process kills itself (SIGKILL) right after committing a batch holding that type. */
+function crashAfterCommit(env: ShellPorts['env']): DriverPorts['afterCommit'] {
+  const type = env['STAGECRAFT_CRASH_AFTER_COMMIT'];
+  if (!type) return undefined;
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    const message = `an event type, one of ${EVENT_TYPES.join(', ')}`;
+    throw new StagecraftError('VALIDATION', `invalid configuration: STAGECRAFT_CRASH_AFTER_COMMIT: ${message}`, [{ path: ['STAGECRAFT_CRASH_AFTER_COMMIT'], message }]);
+  }
+  return (types) => {
+    if (types.includes(type)) process.kill(process.pid, 'SIGKILL');
+  };
 }
 
 export function conversationModule(options: ConversationOptions = {}): new () => unknown {
@@ -59,10 +94,15 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
           logger: shell.logger,
           limits: { ...DEFAULT_RUN_LIMITS, ...options.limits },
           projectRoots: shell.projectRoots,
+          afterCommit: crashAfterCommit(shell.env),
         }),
       },
       { provide: RUN_REGISTRY, inject: [DRIVER_PORTS], useFactory: (ports: DriverPorts) => new RunRegistry(ports) },
-      { provide: RegistryLifecycle, inject: [RUN_REGISTRY], useFactory: (registry: RunRegistry) => new RegistryLifecycle(registry, options.resume ?? true) },
+      {
+        provide: ConversationLifecycle,
+        inject: [DRIVER_PORTS, RUN_REGISTRY],
+        useFactory: (ports: DriverPorts, registry: RunRegistry) => new ConversationLifecycle(ports, registry, options.resume ?? true),
+      },
     ],
     exports: [RUN_REGISTRY],
   })

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventOf, StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
+import { EventOf, Stage, StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
 import { serveRequests, subscribeRunEvents } from '@stagecraft/messaging';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
 import { decideStagePolicy } from '@stagecraft/policy';
@@ -275,9 +275,9 @@ describe('failure recovery, embedded', () => {
     for (const r of qaRequests) expect(toolNames(r).sort()).toEqual(['list_dir', 'read_file', 'search_code']);
     expect(existsSync(join(result.projectRoot, 'QA_WAS_HERE.md'))).toBe(false);
     const all = (await host.ports.store!.readAll()) as unknown as StagecraftEvent[];
-    const refusals = ofType(all, 'ToolCallRejected').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review');
+    const refusals = ofType(all, 'ToolExecutionRefused').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review');
     expect(refusals.map((e) => [e.data.tool, e.data.code])).toEqual([['write_file', 'FORBIDDEN_TOOL']]);
-    expect(ofType(all, 'ToolCallRequested').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review')).toEqual([]);
+    expect(ofType(all, 'ToolExecutionStarted').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review')).toEqual([]);
     const heard = messagesOf(qaRequests[1]).filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(heard).toEqual([expect.stringContaining('FORBIDDEN_TOOL')]);
     expect(ofType(result.stored, 'QAReportIssued')[0].data.report.verdict).toBe('pass');
@@ -301,7 +301,11 @@ describe('failure recovery, embedded', () => {
     const rogue = await hostWith([conversationServiceWith({ gateway }), promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService], 'rogue');
     const served = serveRequests(
       rogue.ports.bus,
-      { 'policy.decide': (request) => ({ policy: { ...decideStagePolicy(request), userMode: request.userMode === 'agent' ? 'chat' : 'agent' } }) },
+      {
+        'policy.table': (request) => ({
+          policies: Stage.options.map((stage) => ({ ...decideStagePolicy({ ...request, stage }), userMode: request.userMode === 'agent' ? 'chat' : 'agent' })),
+        }),
+      },
       { prefix: 'stagecraft', newId: randomUUID },
     );
     try {

@@ -1,20 +1,16 @@
-import { EventOf, StagecraftEvent, streams, toErrorReply } from '@stagecraft/contracts';
+import { StagecraftEvent, toErrorReply } from '@stagecraft/contracts';
 import { catchUpProjection } from '@stagecraft/event-store';
 import { publishRunEvent } from '@stagecraft/messaging';
-import { pending } from '@stagecraft/run';
+import { Fault } from '@stagecraft/run';
 import { activeRunsProjection } from './active-runs';
 import { DriverPorts } from './driver-ports';
-import { driveRun } from './run-driver';
+import { decideAndAppend, driveRun } from './effects';
+import { RunKnowledge } from './knowledge';
 import { RunLog } from './run-log';
 
 export interface RunRegistryOptions {
   /** How often failures that could not be recorded are tried again (default 5 s). */
   recoveryIntervalMs?: number;
-}
-
-interface UnrecordedFailure {
-  code: EventOf<'RunFailed'>['data']['code'];
-  reason: string;
 }
 
 /**
@@ -24,7 +20,7 @@ interface UnrecordedFailure {
  */
 export class RunRegistry {
   private readonly running = new Map<string, Promise<void>>();
-  private readonly unrecorded = new Map<string, UnrecordedFailure>();
+  private readonly unrecorded = new Map<string, Fault>();
   private sweeper?: NodeJS.Timeout;
   private closed = false;
 
@@ -33,11 +29,10 @@ export class RunRegistry {
     private readonly options: RunRegistryOptions = {},
   ) {}
 
-  drive(log: RunLog): Promise<void> {
+  drive(log: RunLog, knowledge?: RunKnowledge): Promise<void> {
     const existing = this.running.get(log.runId);
     if (existing) return existing;
-    const done = driveRun(this.ports, log)
-      .then(() => this.remember(log))
+    const done = driveRun(this.ports, log, knowledge)
       .catch((error: unknown) => this.stopped(log, error))
       .finally(() => this.running.delete(log.runId));
     this.running.set(log.runId, done);
@@ -63,17 +58,20 @@ export class RunRegistry {
   }
 
   private async recordUnrecorded(): Promise<void> {
-    for (const [runId, failure] of this.unrecorded) {
+    for (const [runId, fault] of this.unrecorded) {
       if (this.closed || this.running.has(runId)) continue;
       try {
-        const log = await RunLog.open(this.ports, runId);
-        if (log.state.status === 'running') await log.append([pending('RunFailed', { code: failure.code, reason: failure.reason, stage: log.state.stage ?? undefined })]);
+        await this.recordStop(await RunLog.open(this.ports, runId), fault);
         this.unrecorded.delete(runId);
         this.ports.logger.info({ runId }, 'recorded the failure of a run that had stopped');
       } catch (error) {
         this.ports.logger.warn({ runId, err: toErrorReply(error).message }, 'run failure still cannot be recorded');
       }
     }
+  }
+
+  private recordStop(log: RunLog, fault: Fault): Promise<void> {
+    return decideAndAppend(this.ports, log, { type: 'RunStopped', fault, at: this.ports.clock().toISOString() }, new RunKnowledge(this.ports));
   }
 
   /** Waits for in-flight runs; used by tests and graceful shutdown. */
@@ -87,41 +85,27 @@ export class RunRegistry {
   }
 
   private async stopped(log: RunLog, error: unknown): Promise<void> {
-    const { code, message } = toErrorReply(error);
-    if (code === 'CONFLICT') {
-      this.ports.logger.info({ runId: log.runId, err: message }, 'run is driven by another writer');
+    const fault = toErrorReply(error);
+    if (fault.code === 'CONFLICT') {
+      this.ports.logger.info({ runId: log.runId, err: fault.message }, 'run is driven by another writer');
       return;
     }
-    this.ports.logger.error({ runId: log.runId, stage: log.state.stage, code, err: message }, 'run driver stopped');
-    if (log.state.status !== 'running') return;
-    const failed = pending('RunFailed', { code, reason: message, stage: log.state.stage ?? undefined });
+    const state = log.state;
+    this.ports.logger.error({ runId: log.runId, stage: state.status === 'new' ? undefined : state.current?.stage, code: fault.code, err: fault.message }, 'run driver stopped');
+    if (state.status !== 'running') return;
     try {
-      await log.append([failed]);
+      await this.recordStop(log, fault);
     } catch (appendError) {
-      const reason = `${message} (not yet recorded: ${toErrorReply(appendError).message})`;
-      this.unrecorded.set(log.runId, { code, reason: message });
-      this.ports.logger.error({ runId: log.runId, err: toErrorReply(appendError).message }, 'run failure could not be recorded; telling clients directly');
-      const start = log.state.start;
+      const unrecorded = toErrorReply(appendError).message;
+      this.unrecorded.set(log.runId, fault);
+      this.ports.logger.error({ runId: log.runId, err: unrecorded }, 'run failure could not be recorded; telling clients directly');
+      // Nothing is in the log to follow, so this one notice goes out directly; the sweep records it later.
       const notice = {
         type: 'RunFailed',
-        data: { ...failed.data, reason },
-        metadata: { runId: log.runId, conversationId: start?.conversationId, correlationId: log.runId, occurredAt: this.ports.clock().toISOString() },
-      } as StagecraftEvent;
+        data: { code: fault.code, reason: `${fault.message} (not yet recorded: ${unrecorded})`, stage: state.current?.stage },
+        metadata: { runId: log.runId, conversationId: state.start.conversationId, correlationId: log.runId, occurredAt: this.ports.clock().toISOString() },
+      } as const satisfies StagecraftEvent;
       publishRunEvent(this.ports.bus, this.ports.prefix, notice);
     }
   }
-
-  /** The conversation stream keeps each finished turn: the user's message and the answer. */
-  private async remember(log: RunLog): Promise<void> {
-    const { start, status, answer } = log.state;
-    if (!start || status !== 'completed') return;
-    const metadata = { runId: start.runId, conversationId: start.conversationId, correlationId: start.runId, occurredAt: this.ports.clock().toISOString() };
-    const turn: EventOf<'MessageAppended'>[] = [
-      { type: 'MessageAppended', data: { messageId: `${start.runId}.user`, role: 'user', content: start.userInput, instructions: [], intermediate: false, kind: 'user_input' }, metadata },
-      { type: 'MessageAppended', data: { messageId: `${start.runId}.answer`, role: 'assistant', content: answer ?? '', instructions: [], intermediate: false, kind: 'assistant' }, metadata },
-    ];
-    await this.ports.store.appendToStream(streams.conversation(start.conversationId), turn.map((e) => ({ id: this.ports.newId(), ...e })), { expectedRevision: 'any' });
-  }
 }
-
-export const isTurnMessage = (e: StagecraftEvent): e is EventOf<'MessageAppended'> => e.type === 'MessageAppended';

@@ -3,10 +3,6 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import {
   EventOf,
-  HistoryGetReply,
-  HistoryGetRequest,
-  ReasoningOutcomeGetReply,
-  ReasoningOutcomeGetRequest,
   Memory,
   MemoryRecallReply,
   MemoryRecallRequest,
@@ -14,13 +10,14 @@ import {
   MemoryReflectRequest,
   MemoryRetainReply,
   MemoryRetainRequest,
-  StagecraftEvent,
+  memoryEvents,
   streams,
 } from '@stagecraft/contracts';
-import type { EventStore } from '@stagecraft/event-store';
+import { readEvents } from '@stagecraft/event-store';
+import type { EventReader, EventWriter } from '@stagecraft/event-store';
 import { recallMemories } from '@stagecraft/memory';
 import type { RequestContext } from '@stagecraft/messaging';
-import { CLOCK, EVENT_STORE, Handles, NEW_ID } from '@stagecraft/service-shell';
+import { CLOCK, EVENT_READER, EVENT_STORE, Handles, NEW_ID } from '@stagecraft/service-shell';
 import type { Clock, NewId } from '@stagecraft/service-shell';
 import { reflectOn } from './reflect';
 
@@ -30,10 +27,12 @@ function eventIdFor(memoryId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The `memory-<scope>` streams: `memory.retain` appends to them, recall and reflect only read. */
 @Controller()
 export class MemoryController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EVENT_READER) private readonly reader: EventReader,
+    @Inject(EVENT_STORE) private readonly writer: EventWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NEW_ID) private readonly newId: NewId,
   ) {}
@@ -48,7 +47,7 @@ export class MemoryController {
       data: { memoryId, scope: request.scope, tier: request.tier, content: request.content, tags: request.tags },
       metadata: { correlationId: context.correlationId, causationId: context.causationId, occurredAt: this.clock().toISOString() },
     };
-    await this.store.appendToStream(streams.memory(request.scope), [{ id: eventIdFor(memoryId), ...event }], { expectedRevision: 'any' });
+    await this.writer.appendToStream(streams.memory(request.scope), [{ id: eventIdFor(memoryId), ...event }], { expectedRevision: 'any' });
     return { memoryId, retained: true };
   }
 
@@ -63,24 +62,7 @@ export class MemoryController {
     return reflectOn(await this.memories(scope), scope, query);
   }
 
-  @Handles('memory.reasoning-outcome.get')
-  async reasoningOutcome(@Payload() { runId }: ReasoningOutcomeGetRequest): Promise<ReasoningOutcomeGetReply> {
-    const events = (await this.store.readStream(streams.run(runId), { direction: 'backwards' })) as unknown as StagecraftEvent[];
-    const latest = events.find((e): e is EventOf<'ReasoningRecorded'> => e.type === 'ReasoningRecorded');
-    return { outcome: latest?.data.outcome ?? null };
-  }
-
-  @Handles('memory.history.get')
-  async history(@Payload() { conversationId }: HistoryGetRequest): Promise<HistoryGetReply> {
-    const events = (await this.store.readStream(streams.conversation(conversationId))) as unknown as StagecraftEvent[];
-    const messages = events
-      .filter((e): e is EventOf<'MessageAppended'> => e.type === 'MessageAppended')
-      .map((e) => ({ role: e.data.role, content: e.data.content }));
-    return { conversationId, summary: null, messages };
-  }
-
   private async memories(scope: string): Promise<Memory[]> {
-    const events = (await this.store.readStream(streams.memory(scope))) as unknown as StagecraftEvent[];
-    return events.filter((e): e is EventOf<'MemoryRetained'> => e.type === 'MemoryRetained').map((e) => e.data);
+    return (await readEvents(this.reader, streams.memory(scope), memoryEvents)).map((e) => e.data);
   }
 }

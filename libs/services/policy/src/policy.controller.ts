@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { PolicyDecideReply, PolicyDecideRequest } from '@stagecraft/contracts';
+import { PolicyDecideReply, PolicyDecideRequest, PolicyTableReply, PolicyTableRequest, Stage } from '@stagecraft/contracts';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { Handles } from '@stagecraft/service-shell';
 
@@ -9,5 +9,11 @@ export class PolicyController {
   @Handles('policy.decide')
   decide(@Payload() request: PolicyDecideRequest): PolicyDecideReply {
     return { policy: decideStagePolicy(request) };
+  }
+
+  /** The same decision for every stage at once, so a run can ask once instead of once per stage. */
+  @Handles('policy.table')
+  table(@Payload() request: PolicyTableRequest): PolicyTableReply {
+    return { policies: Stage.options.map((stage) => decideStagePolicy({ ...request, stage })) };
   }
 }

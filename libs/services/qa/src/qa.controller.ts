@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { QaReviewReply, QaReviewRequest } from '@stagecraft/contracts';
+import { cachedRequests } from '@stagecraft/messaging';
 import type { RequestContext, Requester } from '@stagecraft/messaging';
 import type { ModelGateway } from '@stagecraft/model-gateway';
 import { Handles, LOGGER, NEW_ID, REQUESTER } from '@stagecraft/service-shell';
@@ -19,7 +20,8 @@ export class QaController {
     @Inject(NEW_ID) newId: NewId,
     @Inject(LOGGER) logger: Logger,
   ) {
-    this.ports = { requester, gateway, newId, logger };
+    // The qa_review policy depends only on the request's switches: asked once per minute, not per review.
+    this.ports = { requester: cachedRequests(requester, 'policy.decide'), gateway, newId, logger };
   }
 
   @Handles('qa.review')

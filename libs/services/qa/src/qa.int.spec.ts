@@ -91,13 +91,21 @@ describe('qa.review', () => {
 
     expect(existsSync(join(project, 'QA_NOTES.md'))).toBe(false);
     const refused = await store.readStream(streams.toolCall(`${request.runId}.qa.call_w`));
-    expect(refused.map((e) => [e.type, (e.data as { code?: string }).code])).toEqual([['ToolCallRejected', 'FORBIDDEN_TOOL']]);
+    expect(refused.map((e) => [e.type, (e.data as { code?: string }).code])).toEqual([['ToolExecutionRefused', 'FORBIDDEN_TOOL']]);
     const read = await store.readStream(streams.toolCall(`${request.runId}.qa.call_r`));
-    expect(read.map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    expect(read.map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
 
     expect(server.requests).toHaveLength(3);
     const [first, second, third] = server.requests;
-    expect(toolMessages(second)).toEqual([{ role: 'tool', tool_call_id: 'call_w', content: expect.stringContaining('write_file is not available in review') }]);
+    expect(toolMessages(second)).toEqual([
+      {
+        role: 'tool',
+        tool_call_id: 'call_w',
+        content: expect.stringMatching(
+          /^tool_error: FORBIDDEN_TOOL\nproblem: write_file is not available in review: the review only reads the project \(available: read_file, list_dir, search_code\)\. .+\nretry: check the answer with read_file, list_dir, search_code, or finish with the JSON report/,
+        ),
+      },
+    ]);
     expect(toolMessages(third)[1]).toEqual({ role: 'tool', tool_call_id: 'call_r', content: expect.stringContaining('Run `npm test` before every commit.') });
     for (const r of server.requests) {
       expect(toolNames(r).sort()).toEqual(['list_dir', 'read_file', 'search_code']);
@@ -108,6 +116,20 @@ describe('qa.review', () => {
     expect(system.content).toContain(request.userInput);
     expect(system.content).toContain(request.toolSummary);
     expect(user.content).toContain(request.answer);
+  });
+
+  it('tells the reviewer what was wrong with a call it cannot make, and what to do instead, without asking the tool service', async () => {
+    script([
+      { toolCalls: [{ id: 'call_x', name: 'delete_everything', arguments: {} }, { id: 'call_a', name: 'read_file', arguments: '["README.md"]' }] },
+      { content: JSON.stringify(report) },
+    ]);
+    const { request, reply } = review();
+    expect((await reply).report).toEqual(report);
+    expect(toolMessages(server.requests[1]).map((m) => m.content)).toEqual([
+      expect.stringMatching(/^tool_error: FORBIDDEN_TOOL\nproblem: delete_everything is not available in review: .+ It is not a Stagecraft tool\.\nretry: check the answer with /),
+      'tool_error: INVALID_ARGUMENTS\nproblem: the arguments of read_file are not a JSON object: ["README.md"]\nretry: call read_file again with its arguments as one JSON object',
+    ]);
+    expect(await store.readStream(streams.toolCall(`${request.runId}.qa.call_a`))).toEqual([]);
   });
 
   it('with reasoning on, keeps the micro outcome beside the report and never sends a reasoning block back', async () => {

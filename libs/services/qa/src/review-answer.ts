@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { reviewNotCompleted } from '@stagecraft/contracts';
 import type { ChatMessage, QAModelCall, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 import type { ModelGateway } from '@stagecraft/model-gateway';
@@ -27,8 +28,6 @@ const answerMessage = (answer: string): ChatMessage => ({
   content: `## The answer to review\n\n${stripReasoning(answer) || '(the answer is empty)'}\n\nReview it as instructed and finish with the JSON report.`,
 });
 
-const failedReview = (why: string) => ({ verdict: 'concerns' as const, summary: `QA review could not be completed: ${why}`, findings: [] });
-
 /**
  * `qa.review`: an advisory report on the answer, from a bounded loop of model calls that may only
  * read the project. The answer itself is never changed, and nothing here can fail the run: an
@@ -53,7 +52,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     } catch (error) {
       const { code, message } = error as { code?: string; message?: string };
       logger.warn({ runId: request.runId, code, err: message }, 'qa review model call failed');
-      return { report: failedReview(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`), modelCalls };
+      return { report: reviewNotCompleted(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`), modelCalls };
     }
     modelCalls.push({ requestId: meta.requestId, latencyMs: response.latencyMs, usage: response.usage, finishReason: response.finishReason });
     if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled), modelCalls };
@@ -61,7 +60,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     await appendToolRound(ports, request, policy, response.content, response.toolCalls, messages, context);
     if (call === MAX_MODEL_CALLS - 1) messages.push({ role: 'user', content: LAST_CALL });
   }
-  return { report: failedReview(`the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`), modelCalls };
+  return { report: reviewNotCompleted(`the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`), modelCalls };
 }
 
 async function appendToolRound(

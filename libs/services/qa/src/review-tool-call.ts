@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Id, ToolName } from '@stagecraft/contracts';
+import { Id, ToolName, toolErrorText } from '@stagecraft/contracts';
 import type { QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 
@@ -18,8 +18,16 @@ function parseArguments(raw: string): Record<string, unknown> | null {
   }
 }
 
-const notInReview = (name: string, policy: StagePolicy, why: string) =>
-  `tool_error: FORBIDDEN_TOOL\n${name} is not available in review: the review only reads the project (available: ${policy.tools.join(', ') || 'none'}). ${why}`;
+const FINISH = 'finish with the JSON report, and say in it what could not be checked';
+
+function notInReview(name: string, policy: StagePolicy, why: string): string {
+  const tools = policy.tools.join(', ');
+  return toolErrorText({
+    code: 'FORBIDDEN_TOOL',
+    problem: `${name} is not available in review: the review only reads the project (available: ${tools || 'none'}). ${why}`.trim(),
+    retry: tools ? `check the answer with ${tools}, or ${FINISH}` : FINISH,
+  });
+}
 
 /**
  * Runs one tool call of the reviewer through the tool service, which re-checks it against the QA
@@ -30,7 +38,13 @@ export async function reviewToolCall(requester: Requester, request: QaReviewRequ
   const tool = ToolName.safeParse(call.name);
   if (!tool.success) return notInReview(call.name, policy, 'It is not a Stagecraft tool.');
   const args = parseArguments(call.arguments);
-  if (args === null) return `tool_error: INVALID_ARGUMENTS\nthe arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}`;
+  if (args === null) {
+    return toolErrorText({
+      code: 'INVALID_ARGUMENTS',
+      problem: `the arguments of ${call.name} are not a JSON object: ${call.arguments.slice(0, 200)}`,
+      retry: `call ${call.name} again with its arguments as one JSON object`,
+    });
+  }
   try {
     const result = await requester.request(
       'tool.execute',
@@ -50,6 +64,6 @@ export async function reviewToolCall(requester: Requester, request: QaReviewRequ
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     if (code === 'FORBIDDEN_TOOL') return notInReview(call.name, policy, message ?? '');
-    return `tool_error: ${code ?? 'INTERNAL'}\n${message ?? String(error)}`;
+    return toolErrorText({ code: code ?? 'INTERNAL', problem: message ?? String(error), retry: `go on with the other tools, or ${FINISH}` });
   }
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCode, EventData, EventMetadata, EventType, StagecraftError, StagecraftEvent, ToolExecuteRequest, ToolResult, streams } from '@stagecraft/contracts';
+import { ErrorCode, EventData, EventMetadata, StagecraftError, ToolCallEvent, ToolExecuteRequest, ToolResult, streams, toolCallEvents } from '@stagecraft/contracts';
+import { readEvents } from '@stagecraft/event-store';
 import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
 import { MessageBus, RequestContext, publishToolProgress } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
@@ -44,11 +45,13 @@ const refOf = (request: ToolExecuteRequest, context: RequestContext): CallRef =>
   causationId: context.causationId,
 });
 
+const readCall = (store: EventStore, callId: string) => readEvents(store, streams.toolCall(callId), toolCallEvents);
+
 async function readRecord(store: EventStore, callId: string): Promise<ToolCallRecord> {
-  return foldToolCall((await store.readStream(streams.toolCall(callId))) as unknown as StagecraftEvent[]);
+  return foldToolCall(await readCall(store, callId));
 }
 
-function append<T extends EventType>(ports: ToolCallPorts, ref: CallRef, type: T, data: EventData<T>, expectedRevision: ExpectedRevision) {
+function append<T extends ToolCallEvent['type']>(ports: ToolCallPorts, ref: CallRef, type: T, data: EventData<T>, expectedRevision: ExpectedRevision) {
   const metadata: EventMetadata = { runId: ref.runId, correlationId: ref.correlationId, occurredAt: ports.clock().toISOString() };
   if (ref.causationId) metadata.causationId = ref.causationId;
   return ports.store.appendToStream(streams.toolCall(ref.callId), [{ id: ports.newId(), type, data, metadata }], { expectedRevision });
@@ -57,7 +60,7 @@ function append<T extends EventType>(ports: ToolCallPorts, ref: CallRef, type: T
 /** Records the refusal (once; a concurrent duplicate's refusal loses the race harmlessly) and throws it. */
 async function reject(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext, code: ErrorCode, reason: string): Promise<never> {
   const data = { callId: request.callId, tool: request.tool, stage: request.stage, code, reason, binding: callBinding(request) };
-  await append(ports, refOf(request, context), 'ToolCallRejected', data, 'no_stream').catch((error: unknown) => {
+  await append(ports, refOf(request, context), 'ToolExecutionRefused', data, 'no_stream').catch((error: unknown) => {
     if (!isConflict(error)) throw error;
   });
   throw new StagecraftError(code, reason, [{ path: ['tool'], message: reason }]);
@@ -75,7 +78,7 @@ export async function recordInterrupted(ports: ToolCallPorts, ref: CallRef, why:
   }).output;
   const data = { callId: ref.callId, tool: ref.tool, ok: false, output, truncated: false, durationMs: 0, interrupted: true };
   try {
-    await append(ports, ref, 'ToolCallCompleted', data, 0n);
+    await append(ports, ref, 'ToolExecutionFinished', data, 0n);
     return { ...data, replayed: false };
   } catch (error) {
     if (!isConflict(error)) throw error;
@@ -93,7 +96,7 @@ async function awaitOutcome(ports: ToolCallPorts, request: ToolExecuteRequest, c
     assertSameCall(record, request);
     const settled = settledOutcome(record);
     if (settled) return settled;
-    const deadline = record.requested?.deadline ? Date.parse(record.requested.deadline) : undefined;
+    const deadline = record.started?.deadline ? Date.parse(record.started.deadline) : undefined;
     const now = ports.clock().getTime();
     if (deadline !== undefined && now > deadline) return recordInterrupted(ports, refOf(request, context), 'its tool service stopped before recording a result');
     if (deadline === undefined && now > waitUntil) {
@@ -113,7 +116,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   assertSameCall(record, request);
   const settled = settledOutcome(record);
   if (settled) return settled;
-  if (record.requested) return awaitOutcome(ports, request, context);
+  if (record.started) return awaitOutcome(ports, request, context);
   const policy = decideStagePolicy(request);
   if (!policy.tools.includes(request.tool)) {
     const offered = policy.tools.length > 0 ? policy.tools.join(', ') : 'no tools';
@@ -123,10 +126,10 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     error instanceof StagecraftError && error.code === 'FORBIDDEN_PATH' ? reject(ports, request, context, 'FORBIDDEN_PATH', error.message) : Promise.reject(error),
   );
   const deadline = new Date(ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments)).toISOString();
-  const requested = { callId: request.callId, tool: request.tool, arguments: request.arguments, stage: request.stage, binding: callBinding(request), deadline };
+  const started = { callId: request.callId, tool: request.tool, arguments: request.arguments, stage: request.stage, binding: callBinding(request), deadline };
   const ref = refOf(request, context);
   try {
-    await append(ports, ref, 'ToolCallRequested', requested, 'no_stream');
+    await append(ports, ref, 'ToolExecutionStarted', started, 'no_stream');
   } catch (error) {
     if (isConflict(error)) return awaitOutcome(ports, request, context);
     throw error;
@@ -134,7 +137,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   let sequence = 0;
   const progress = (message: string) => publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
-  const started = performance.now();
+  const startedAt = performance.now();
   const outcome = await executeTool(request.tool, request.arguments, {
     root,
     allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS,
@@ -143,31 +146,31 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     onSpawn: (pid) => recordSpawn(ports.inFlightDir, request.callId, pid),
   }).finally(() => releaseSpawn(ports.inFlightDir, request.callId));
   // Microseconds count: most tools finish in well under a millisecond.
-  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   // Secrets never reach the log, the live feed or the next model request.
   const scrubbed = ports.options.scrub ? { ...outcome, output: ports.options.scrub(outcome.output) } : outcome;
-  const completed = { callId: request.callId, tool: request.tool, ...scrubbed, durationMs };
+  const finished = { callId: request.callId, tool: request.tool, ...scrubbed, durationMs };
   try {
-    await append(ports, ref, 'ToolCallCompleted', completed, 0n);
+    await append(ports, ref, 'ToolExecutionFinished', finished, 0n);
   } catch (error) {
     // Declared interrupted while it ran (past its deadline): the recorded outcome is the one everyone sees.
     const recorded = isConflict(error) ? settledOutcome(await readRecord(ports.store, request.callId)) : null;
     if (recorded) return recorded;
     throw error;
   }
-  progress(`finished ${outcome.ok ? 'ok' : 'with a failure'} in ${completed.durationMs} ms`);
-  return { ...completed, replayed: false };
+  progress(`finished ${outcome.ok ? 'ok' : 'with a failure'} in ${finished.durationMs} ms`);
+  return { ...finished, replayed: false };
 }
 
 /** At start-up: calls this host's dead tool service left running are stopped and recorded as interrupted. */
 export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<string[]> {
   const recovered: string[] = [];
   for (const orphan of reapOrphans(ports.inFlightDir)) {
-    const events = (await ports.store.readStream(streams.toolCall(orphan.callId))) as unknown as StagecraftEvent[];
+    const events = await readCall(ports.store, orphan.callId);
     const record = foldToolCall(events);
-    if (record.requested && !settledOutcome(record)) {
+    if (record.started && !settledOutcome(record)) {
       const { runId = orphan.callId, correlationId } = events[0].metadata;
-      await recordInterrupted(ports, { callId: orphan.callId, tool: record.requested.tool, runId, correlationId }, 'the tool service stopped during the call');
+      await recordInterrupted(ports, { callId: orphan.callId, tool: record.started.tool, runId, correlationId }, 'the tool service stopped during the call');
       recovered.push(orphan.callId);
     }
     // Another store's call (or one already settled) is left to its own deadline; the process is gone either way.

@@ -59,7 +59,7 @@ describe('tool.execute', () => {
     expect(error.code).toBe('FORBIDDEN_TOOL');
     expect(error.message).toContain('write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)');
     expect(existsSync(join(project, 'report.md'))).toBe(false);
-    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolCallRejected', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message, binding: expect.stringMatching(/^[a-f0-9]{64}$/) } }]);
+    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolExecutionRefused', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message, binding: expect.stringMatching(/^[a-f0-9]{64}$/) } }]);
     const again = await failure(execute(request));
     expect(again.code).toBe('FORBIDDEN_TOOL');
     expect(await eventsOf(request.callId)).toHaveLength(1);
@@ -70,9 +70,9 @@ describe('tool.execute', () => {
       expect((await failure(execute(call(tool, { path: 'x' }, { stage: 'delivery_check' })))).code).toBe('FORBIDDEN_TOOL');
       expect((await failure(execute(call(tool, { path: 'x' }, { userMode: 'chat' })))).code).toBe('FORBIDDEN_TOOL');
     }
-    const rejected = (await store.readAll()).filter((e) => e.type === 'ToolCallRejected');
-    expect(rejected).toHaveLength(ToolName.options.length * 2);
-    expect((await store.readAll()).some((e) => e.type === 'ToolCallRequested')).toBe(false);
+    const refused = (await store.readAll()).filter((e) => e.type === 'ToolExecutionRefused');
+    expect(refused).toHaveLength(ToolName.options.length * 2);
+    expect((await store.readAll()).some((e) => e.type === 'ToolExecutionStarted')).toBe(false);
   });
 
   it('runs a call once: a retry with the same call id gets the recorded result back', async () => {
@@ -83,7 +83,7 @@ describe('tool.execute', () => {
     expect(first.output).toContain('exit code: 0\ncounted');
     expect(second).toEqual({ ...first, replayed: true });
     expect(readFileSync(join(project, 'count.txt'), 'utf8')).toBe('x');
-    expect((await eventsOf('retried-call')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    expect((await eventsOf('retried-call')).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
   it('runs concurrent duplicates once and gives both the same result', async () => {
@@ -92,7 +92,7 @@ describe('tool.execute', () => {
     expect(readFileSync(join(project, 'count.txt'), 'utf8')).toBe('x');
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     expect(new Set(results.map((r) => r.output)).size).toBe(1);
-    expect((await eventsOf('raced-call')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    expect((await eventsOf('raced-call')).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
   it('refuses a call id reused for a different call', async () => {
@@ -121,7 +121,7 @@ describe('tool.execute', () => {
     expect(escape.output).toContain('tool_error: FORBIDDEN_PATH');
     const badArgs = await execute(call('read_file', { file: 'x' }));
     expect(badArgs.output).toContain('tool_error: INVALID_ARGUMENTS');
-    expect((await eventsOf(badArgs.callId)).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    expect((await eventsOf(badArgs.callId)).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
   it('answers a malformed request with VALIDATION and appends nothing', async () => {
@@ -147,7 +147,7 @@ describe('tool.execute', () => {
       expect(error.code).toBe('FORBIDDEN_PATH');
       expect(existsSync(join(project, 'a.txt'))).toBe(false);
       const events = await (confined.ports.store as EventStore).readStream(streams.toolCall(request.callId));
-      expect(events.map((e) => [e.type, (e.data as { code: string }).code])).toEqual([['ToolCallRejected', 'FORBIDDEN_PATH']]);
+      expect(events.map((e) => [e.type, (e.data as { code: string }).code])).toEqual([['ToolExecutionRefused', 'FORBIDDEN_PATH']]);
     } finally {
       await confined.close();
     }
@@ -164,7 +164,7 @@ describe('tool.execute', () => {
       expect({ changed, code: error.code }).toEqual({ changed, code: 'CONFLICT' });
     }
     expect(existsSync(join(other, 'a.txt'))).toBe(false);
-    expect((await eventsOf('bound')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+    expect((await eventsOf('bound')).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
   it('validates the delegation: depth and chain agree, agent types are names, depth is bounded', async () => {
@@ -177,10 +177,30 @@ describe('tool.execute', () => {
     expect(await store.readAll()).toEqual([]);
   });
 
+  it('replays a call and repeats a refusal that the previous version recorded under the run stream\'s names', async () => {
+    const metadata = { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() };
+    const done = call('write_file', { path: 'legacy.txt', content: 'x' }, { callId: 'legacy-done' });
+    await store.appendToStream(streams.toolCall('legacy-done'), [
+      { id: 'legacy-1', type: 'ToolCallRequested', data: { callId: 'legacy-done', tool: 'write_file', arguments: done.arguments, stage: 'act' }, metadata },
+      { id: 'legacy-2', type: 'ToolCallCompleted', data: { callId: 'legacy-done', tool: 'write_file', ok: true, output: 'wrote legacy.txt', truncated: false, durationMs: 2 }, metadata },
+    ]);
+    const refused = call('write_file', { path: 'legacy.txt', content: 'x' }, { callId: 'legacy-refused', stage: 'qa_review' });
+    await store.appendToStream(streams.toolCall('legacy-refused'), [
+      { id: 'legacy-3', type: 'ToolCallRejected', data: { callId: 'legacy-refused', tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: 'not in review' }, metadata },
+    ]);
+
+    expect(await execute(done)).toEqual({ callId: 'legacy-done', tool: 'write_file', ok: true, output: 'wrote legacy.txt', truncated: false, durationMs: 2, replayed: true });
+    expect(await failure(execute(refused))).toMatchObject({ code: 'FORBIDDEN_TOOL', message: 'not in review' });
+    expect((await failure(execute({ ...done, arguments: { path: 'other.txt', content: 'x' } }))).code).toBe('CONFLICT');
+    expect(existsSync(join(project, 'legacy.txt'))).toBe(false);
+    expect((await eventsOf('legacy-done')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+  });
+
   it('records a call its dead tool service left behind as interrupted, stops its process, and never runs it again', async () => {
     const inFlightDir = join(dir, 'in-flight');
     const request = call('run_command', { command: 'node', args: ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'] }, { callId: 'orphaned' });
-    // What a tool service that was killed mid-call leaves: the call requested, a process running, its note on disk.
+    // What a tool service that was killed mid-call leaves: the call started, a process running, its note on disk.
+    // The start is recorded under its previous name, as a store written before docs/decisions/0015 holds it.
     const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'], { cwd: project, detached: true, stdio: 'ignore' });
     const deadOwner = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();
     mkdirSync(inFlightDir);
@@ -197,7 +217,7 @@ describe('tool.execute', () => {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect(existsSync(join(project, 'late.txt'))).toBe(false);
       expect(existsSync(join(inFlightDir, 'orphaned.json'))).toBe(false);
-      expect((await eventsOf('orphaned')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolCallCompleted']);
+      expect((await eventsOf('orphaned')).map((e) => e.type)).toEqual(['ToolCallRequested', 'ToolExecutionFinished']);
     } finally {
       await restarted.close();
     }
@@ -208,7 +228,7 @@ describe('tool.execute', () => {
     await store.appendToStream(streams.toolCall('stale'), [
       {
         id: 'requested-2',
-        type: 'ToolCallRequested',
+        type: 'ToolExecutionStarted',
         data: { callId: 'stale', tool: 'write_file', arguments: request.arguments, stage: 'act', deadline: new Date(Date.now() - 1000).toISOString() },
         metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() },
       },

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { EventMetadata } from '../metadata';
+import { conversationEventSchemas } from './conversation';
+import { EventUnion } from './family';
+import { memoryEventSchemas } from './memory';
+import { runEventSchemas } from './run';
+import { toolCallEventSchemas } from './toolcall';
+
+export { Usage } from '../qa';
+export { ToolCall } from './shared';
+export { eventFamily, type EventFamily, type EventSchemas, type EventUnion, type FamilyEvent } from './family';
+export { runEventSchemas, runEvents, type RunEvent, type RunEventType } from './run';
+export { toolCallEventSchemas, toolCallEvents, type ToolCallEvent } from './toolcall';
+export { conversationEventSchemas, conversationEvents, type ConversationEvent } from './conversation';
+export { memoryEventSchemas, memoryEvents, type MemoryEvent } from './memory';
+
+/** Event data schemas, one per event type, of every stream family. */
+export const eventDataSchemas = { ...runEventSchemas, ...conversationEventSchemas, ...memoryEventSchemas, ...toolCallEventSchemas };
+
+export type EventType = keyof typeof eventDataSchemas;
+export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+function envelope<T extends EventType>(type: T) {
+  return z.object({ type: z.literal(type), data: eventDataSchemas[type], metadata: EventMetadata });
+}
+
+const envelopes = EVENT_TYPES.map((type) => envelope(type));
+/** Every domain event: `{ type, data, metadata }`, discriminated by `type`. */
+export const StagecraftEvent = z.discriminatedUnion('type', envelopes as unknown as [ReturnType<typeof envelope<EventType>>]);
+export type StagecraftEvent = EventUnion<typeof eventDataSchemas>;
+export type EventOf<T extends EventType> = Extract<StagecraftEvent, { type: T }>;
+
+/** Parses an event of a known type; throws a ZodError naming the bad fields. */
+export function parseEvent(value: unknown): StagecraftEvent {
+  return StagecraftEvent.parse(value) as StagecraftEvent;
+}
+
+export const streams = {
+  run: (runId: string) => `run-${runId}`,
+  conversation: (conversationId: string) => `conversation-${conversationId}`,
+  toolCall: (callId: string) => `toolcall-${callId}`,
+  memory: (scope: string) => `memory-${scope}`,
+} as const;

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, Stage, ToolName, UserMode } from '../common';
+import { ErrorCode } from '../errors';
+import { Instruction } from '../instructions';
+import { StagePolicy } from '../policy';
+import { QAModelCall, QAReport, Usage } from '../qa';
+import { ReasoningOutcome } from '../reasoning';
+import { EventUnion, eventFamily } from './family';
+import { MessageAppended, Sha256, ToolCall } from './shared';
+
+/** `run-<runId>`: everything one run did, written by the conversation service alone. */
+export const runEventSchemas = {
+  RunStarted: z.object({
+    runId: RunId,
+    conversationId: ConversationId,
+    userMode: UserMode,
+    reasoningEnabled: z.boolean(),
+    userInput: NonBlank,
+    projectRoot: NonBlank,
+    /**
+     * The conversation's earlier turns are this run's history up to and including this revision of
+     * `conversation-<id>`: referenced, not copied, so a long conversation is stored once.
+     */
+    historyThrough: z.number().int().min(0).optional(),
+  }),
+  StageEntered: z.object({
+    stage: Stage,
+    iteration: z.number().int().min(0),
+    policy: StagePolicy,
+    contextId: ContextId,
+  }),
+  ModelRequested: z.object({
+    requestId: Id,
+    stage: Stage,
+    model: z.string().min(1),
+    toolNames: z.array(ToolName),
+    messageCount: z.number().int().min(0),
+    tokenEstimate: z.number().int().min(0),
+    promptHash: Sha256,
+    /** Hashes of every message body in order; each body is stored once, in the first request that used it. */
+    messageHashes: z.array(Sha256),
+    newBodies: z.record(Sha256, z.string()),
+  }),
+  ModelResponded: z.object({
+    requestId: Id,
+    content: z.string(),
+    toolCalls: z.array(ToolCall),
+    usage: Usage.optional(),
+    latencyMs: z.number().min(0),
+    finishReason: z.string().nullable(),
+  }),
+  ReasoningRecorded: z.object({
+    requestId: Id,
+    format: z.enum(['macro', 'micro']),
+    text: z.string(),
+    outcome: ReasoningOutcome,
+  }),
+  InstructionIssued: z.object({
+    instruction: Instruction,
+    accepted: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  /** The model asked for this call. What the tool service did with it is on `toolcall-<callId>`. */
+  ToolCallRequested: z.object({
+    callId: Id,
+    tool: ToolName,
+    arguments: z.record(z.string(), z.unknown()),
+    stage: Stage,
+    /** The id the model gave the call, which its tool-result message must echo. */
+    modelCallId: z.string().optional(),
+  }),
+  /** The call's result came back to the run. */
+  ToolCallCompleted: z.object({
+    callId: Id,
+    tool: ToolName,
+    ok: z.boolean(),
+    output: z.string(),
+    truncated: z.boolean(),
+    durationMs: z.number().min(0),
+  }),
+  /** The call was refused, by the run (an unknown tool, bad arguments) or by the tool service. */
+  ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
+  MessageAppended,
+  DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
+  /** `modelCalls`: the reviewer's own model calls (absent in logs written before they were recorded). */
+  QAReportIssued: z.object({ report: QAReport, modelCalls: z.array(QAModelCall).optional() }),
+  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string() }),
+  RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
+};
+
+export const runEvents = eventFamily(runEventSchemas);
+export type RunEventType = keyof typeof runEventSchemas;
+export type RunEvent = EventUnion<typeof runEventSchemas>;

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { Id, Stage } from '../common';
+import { Instruction } from '../instructions';
+
+/** Schemas that more than one stream family uses. */
+export const Sha256 = z.string().regex(/^[a-f0-9]{64}$/);
+
+export const ToolCall = z.object({ id: Id, name: z.string().min(1), arguments: z.string() });
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** On `run-*` (every message of the run) and on `conversation-*` (each finished turn). */
+export const MessageAppended = z.object({
+  messageId: Id,
+  role: z.enum(['user', 'assistant', 'tool', 'system']),
+  content: z.string(),
+  instructions: z.array(Instruction).default([]),
+  intermediate: z.boolean().default(false),
+  /** Why the message exists: what the user typed, what the model said, a tool result, or a correction the run added. */
+  kind: z.enum(['user_input', 'assistant', 'tool_result', 'correction', 'delegation']).default('assistant'),
+  stage: Stage.optional(),
+  toolCalls: z.array(ToolCall).optional(),
+  toolCallId: z.string().optional(),
+});

@@ -1,0 +1,4 @@
+import { createMemoryEventStore } from '../memory/memory-event-store';
+import { describeProcessorRunner } from './start-processor.testing';
+
+describeProcessorRunner('memory', createMemoryEventStore);

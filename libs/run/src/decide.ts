@@ -1,0 +1,228 @@
+import { PromptAssembleRequest, StagePolicy, StagecraftError, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
+import { formatContextId, nextSequence } from '@stagecraft/context';
+import { Batch } from './batch';
+import { Fault, Knowledge, Need, RunInput } from './inputs';
+import { runIds } from './ids';
+import { interpretAnswer } from './interpret';
+import { RunLimits } from './limits';
+import { PendingEvent } from './pending-event';
+import { Transition, activeAgent, delegationOf, firstStage, nextActingStep, promptVariables } from './rules';
+import { InStage, RunState, Running, inStage } from './state';
+
+export type Decision = { events: PendingEvent[] } | { needs: Need };
+
+/** Raised inside a decision that needs something only another service knows; `decide` turns it into a `Need`. */
+class Missing {
+  constructor(readonly need: Need) {}
+}
+
+export interface DecideContext {
+  limits: RunLimits;
+  knowledge: Knowledge;
+}
+
+/**
+ * The run's one decider: given what the shell observed and the state folded from the log, the
+ * events to append. Pure: the same input, state and knowledge always give the same events.
+ * A decision may instead name what it needs (policies, a recovery prompt); the shell fetches it
+ * and decides again. An input that does not fit the state throws.
+ */
+export function decide(input: RunInput, state: RunState, context: DecideContext): Decision {
+  const batch = new Batch(state);
+  try {
+    apply(input, batch, context);
+  } catch (error) {
+    if (error instanceof Missing) return { needs: error.need };
+    // A policy that breaks the user's switches ends the run with the events decided so far.
+    if (!(error instanceof StagecraftError) || error.code !== 'INVARIANT_VIOLATION' || batch.state.status !== 'running') throw error;
+    fail(batch, { code: error.code, message: error.message });
+  }
+  return { events: batch.events };
+}
+
+function apply(input: RunInput, batch: Batch, context: DecideContext): void {
+  switch (input.type) {
+    case 'RunRequested': {
+      if (batch.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${input.runId} already exists`);
+      const { runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough } = input;
+      batch.add('RunStarted', { runId, conversationId, userMode, reasoningEnabled, userInput: message, projectRoot, historyThrough });
+      batch.add('MessageAppended', { messageId: runIds.input(runId), role: 'user', content: message, instructions: [], intermediate: false, kind: 'user_input' });
+      enter(batch, { stage: firstStage(batch.running.start), iteration: 0 }, input.at, context);
+      return;
+    }
+    case 'RunResumed':
+      return resume(batch, input.at, context);
+    case 'ModelAnswered': {
+      const current = stageOf(batch);
+      if (input.request) batch.add('ModelRequested', input.request);
+      batch.add('ModelResponded', input.response);
+      if (current.stage === 'qa_review') throw new StagecraftError('INTERNAL', 'qa_review is answered by the qa service, not by the run model');
+      return follow(batch, interpretAnswer(batch, input.response, context), input.at, context);
+    }
+    case 'ModelCallFailed':
+      stageOf(batch);
+      if (input.request) batch.add('ModelRequested', input.request);
+      return fail(batch, input.fault);
+    case 'ToolAnswered': {
+      const call = openCall(batch, input.callId);
+      const { tool, ok, output, truncated, durationMs } = input.result;
+      batch.add('ToolCallCompleted', { callId: call.callId, tool, ok, output, truncated, durationMs });
+      batch.add('MessageAppended', toolResult(batch, call.modelCallId, output));
+      return afterToolResult(batch, input.at, context);
+    }
+    case 'ToolCallFailed': {
+      const call = openCall(batch, input.callId);
+      if (!isRefusal(input.fault)) return fail(batch, input.fault);
+      const { stage } = batch.inStage.current;
+      batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: input.fault.code, reason: input.fault.message });
+      const text = toolErrorText({ code: input.fault.code, problem: input.fault.message, retry: 'use a tool and arguments this stage allows' });
+      batch.add('MessageAppended', toolResult(batch, call.modelCallId, text));
+      return afterToolResult(batch, input.at, context);
+    }
+    case 'ReviewReturned':
+      awaitingReview(batch);
+      batch.add('QAReportIssued', { report: input.report, modelCalls: input.modelCalls });
+      return complete(batch);
+    case 'ReviewFailed':
+      // QA is advisory: without it the run still completes, and says why the review is missing.
+      awaitingReview(batch);
+      batch.add('QAReportIssued', { report: reviewNotCompleted(input.fault.message) });
+      return complete(batch);
+    case 'RunStopped':
+      if (batch.state.status !== 'running') return;
+      return fail(batch, input.fault);
+    default: {
+      const unreachable: never = input;
+      throw new StagecraftError('INTERNAL', `unknown input ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** What an interpreted answer leads to. */
+export type Follow =
+  | { kind: 'stay' }
+  | { kind: 'enter'; transition: Transition; guidance?: { promptId: string; reason: string } }
+  | { kind: 'correct'; promptId: string; reason: string }
+  | { kind: 'fail'; fault: Fault };
+
+function follow(batch: Batch, next: Follow, at: string, context: DecideContext): void {
+  switch (next.kind) {
+    case 'stay':
+      return;
+    case 'correct':
+      return addGuidance(batch, next.promptId, next.reason, context);
+    case 'enter':
+      if (next.guidance) addGuidance(batch, next.guidance.promptId, next.guidance.reason, context);
+      return enter(batch, next.transition, at, context);
+    case 'fail':
+      return fail(batch, next.fault);
+    default: {
+      const unreachable: never = next;
+      throw new StagecraftError('INTERNAL', `unknown follow-up ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** A recovery prompt (seed 002 §10) as a user message in the current stage. */
+function addGuidance(batch: Batch, promptId: string, reason: string, context: DecideContext): void {
+  const s = batch.inStage;
+  const request: PromptAssembleRequest = { policy: { ...s.current.policy, prompts: [promptId] }, variables: promptVariables(s), instructions: [], agentType: activeAgent(s.delegations) };
+  const text = context.knowledge.prompt(promptId);
+  if (text === undefined) throw new Missing({ kind: 'prompt', promptId, request });
+  batch.add('MessageAppended', {
+    messageId: runIds.message(s.start.runId, s.messageCount + 1),
+    role: 'user',
+    content: `${text.trim()}\n\n(${reason})`,
+    instructions: [],
+    intermediate: true,
+    kind: 'correction',
+    stage: s.current.stage,
+  });
+}
+
+/** The one place a stage is entered: its policy (checked against the user's switches) and its context id. */
+function enter(batch: Batch, { stage, iteration }: Transition, at: string, context: DecideContext): void {
+  const s = batch.running;
+  const policy = policyFor(s, stage, context);
+  const agentType = activeAgent(s.delegations);
+  const { sequence } = nextSequence(s.sequences, s.start.runId, agentType);
+  const contextId = formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
+  batch.add('StageEntered', { stage, iteration, policy, contextId });
+}
+
+function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideContext): StagePolicy {
+  const { userMode, reasoningEnabled } = s.start;
+  const delegation = delegationOf(s.delegations);
+  const policies = context.knowledge.policies(delegation);
+  if (!policies) throw new Missing({ kind: 'policies', request: { userMode, reasoningEnabled, delegation } });
+  const policy = policies.find((p) => p.stage === stage);
+  // The user's switches are theirs alone: a policy that changes them stops the run.
+  if (!policy || policy.userMode !== userMode || policy.reasoningEnabled !== reasoningEnabled || policy.delegation.chain.join('/') !== delegation.chain.join('/')) {
+    const got = policy ? `mode ${policy.userMode}, reasoning ${policy.reasoningEnabled}, chain [${policy.delegation.chain.join(', ')}]` : 'no policy';
+    throw new StagecraftError('INVARIANT_VIOLATION', `policy for ${stage} does not keep the user's switches (${got})`);
+  }
+  return policy;
+}
+
+function fail(batch: Batch, fault: Fault): void {
+  const stage = batch.running.current?.stage;
+  batch.add('RunFailed', { code: fault.code, reason: fault.message, stage });
+}
+
+function complete(batch: Batch): void {
+  const s = batch.running;
+  batch.add('RunCompleted', { deliveryState: s.deliveryState ?? 'NEEDS_WORK', answer: s.answer ?? '' });
+}
+
+/** Older logs may stop between steps that are now one commit: finish the step they stopped in. */
+function resume(batch: Batch, at: string, context: DecideContext): void {
+  const s = batch.state;
+  if (s.status !== 'running') return;
+  if (!inStage(s)) return enter(batch, { stage: firstStage(s.start), iteration: 0 }, at, context);
+  if (s.current.step.kind === 'answered') return follow(batch, interpretAnswer(batch, s.current.step.response, context), at, context);
+  if (s.current.stage === 'qa_review' && s.qaReport) return complete(batch);
+}
+
+const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
+
+/** The tool service refused the call (the model can try another): anything else is a failure of the run. */
+const isRefusal = (fault: Fault): boolean => REFUSALS.has(fault.code);
+
+function toolResult(batch: Batch, modelCallId: string, content: string) {
+  const s = batch.inStage;
+  return {
+    messageId: runIds.message(s.start.runId, s.messageCount + 1),
+    role: 'tool' as const,
+    content,
+    instructions: [],
+    intermediate: false,
+    kind: 'tool_result' as const,
+    stage: s.current.stage,
+    toolCallId: modelCallId,
+  };
+}
+
+function afterToolResult(batch: Batch, at: string, context: DecideContext): void {
+  const s = batch.inStage;
+  if (s.current.step.kind === 'tools') return;
+  enter(batch, nextActingStep(s.current, s.deliveryChecks, context.limits), at, context);
+}
+
+function stageOf(batch: Batch): InStage['current'] {
+  const { current } = batch.inStage;
+  if (current.step.kind === 'tools') throw new StagecraftError('INTERNAL', 'a model answer arrived while tool calls are open');
+  return current;
+}
+
+function openCall(batch: Batch, callId: string) {
+  const { step } = batch.inStage.current;
+  const call = step.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined;
+  if (!call) throw new StagecraftError('INTERNAL', `no open tool call ${callId}`);
+  return call;
+}
+
+function awaitingReview(batch: Batch): void {
+  const s = batch.inStage;
+  if (s.current.stage !== 'qa_review' || s.qaReport) throw new StagecraftError('INTERNAL', 'no review is awaited');
+}
+

@@ -1,0 +1,112 @@
+import { ChatMessage, EventData, ToolCall } from '@stagecraft/contracts';
+import { PendingEvent } from './pending-event';
+import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
+import { isAnswer, toolLogLine } from './rules';
+import { RunProgress, RunState, StageState } from './state';
+
+/** A run event with or without its metadata: deciding folds events before they are stored. */
+type RunEventIn = PendingEvent & { metadata?: unknown };
+
+export const toChatMessage = (d: EventData<'MessageAppended'>): ChatMessage => ({
+  role: d.role === 'system' ? 'user' : d.role,
+  content: d.content,
+  ...(d.toolCalls?.length ? { toolCalls: d.toolCalls as ToolCall[] } : {}),
+  ...(d.toolCallId ? { toolCallId: d.toolCallId } : {}),
+});
+
+function started(data: EventData<'RunStarted'>): RunState {
+  return {
+    status: 'running',
+    start: data,
+    prior: [],
+    history: [],
+    messageCount: 0,
+    modelRequests: 0,
+    knownBodies: [],
+    toolLog: [],
+    lastOutcome: null,
+    deliveryChecks: 0,
+    deliveryState: null,
+    answer: null,
+    qaReport: null,
+    delegations: [],
+    sequences: EMPTY_SEQUENCES,
+    current: null,
+  };
+}
+
+const withStep = (current: StageState | null, step: StageState['step']): StageState | null => (current ? { ...current, step } : null);
+
+/** One event applied to a running run. Every rule it uses lives in `rules.ts`. */
+function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEventIn): RunState {
+  switch (event.type) {
+    case 'StageEntered': {
+      const { stage, iteration, policy, contextId } = event.data;
+      return { ...s, sequences: observeContextId(s.sequences, contextId), current: { stage, iteration, policy, contextId, corrections: 0, step: { kind: 'ask' } } };
+    }
+    case 'ModelRequested':
+      return {
+        ...s,
+        modelRequests: s.modelRequests + 1,
+        knownBodies: [...s.knownBodies, ...Object.keys(event.data.newBodies)],
+        current: withStep(s.current, { kind: 'asked', requestId: event.data.requestId }),
+      };
+    case 'ModelResponded':
+      return { ...s, current: withStep(s.current, { kind: 'answered', response: event.data }) };
+    case 'ReasoningRecorded':
+      return { ...s, lastOutcome: event.data.outcome };
+    case 'MessageAppended': {
+      const next = { ...s, messageCount: s.messageCount + 1, history: [...s.history, toChatMessage(event.data)] };
+      if (s.current && event.data.kind === 'correction') return { ...next, current: { ...s.current, corrections: s.current.corrections + 1, step: { kind: 'ask' } } };
+      const answer = isAnswer(s, event.data) ? event.data.content : s.answer;
+      // A message means the model's last answer has been read: the stage asks again unless tools are open.
+      const step = s.current?.step.kind === 'tools' ? s.current.step : { kind: 'ask' as const };
+      return { ...next, answer, current: withStep(s.current, step) };
+    }
+    case 'ToolCallRequested': {
+      const { callId, tool, arguments: args, modelCallId } = event.data;
+      const call = { callId, tool, arguments: args, modelCallId: modelCallId ?? callId };
+      const open = s.current?.step.kind === 'tools' ? [...s.current.step.open, call] : [call];
+      return { ...s, current: withStep(s.current, { kind: 'tools', open: [open[0], ...open.slice(1)] }) };
+    }
+    case 'ToolCallCompleted':
+    case 'ToolCallRejected': {
+      const toolLog = [...s.toolLog, toolLogLine(event)];
+      if (s.current?.step.kind !== 'tools') return { ...s, toolLog };
+      const open = s.current.step.open.filter((c) => c.callId !== event.data.callId);
+      return { ...s, toolLog, current: withStep(s.current, open.length ? { kind: 'tools', open: [open[0], ...open.slice(1)] } : { kind: 'ask' }) };
+    }
+    case 'DeliveryChecked':
+      // DONE is authoritative: nothing after it can turn it back into NEEDS_WORK.
+      return { ...s, deliveryChecks: s.deliveryChecks + 1, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.state };
+    case 'QAReportIssued':
+      return { ...s, qaReport: event.data.report };
+    case 'InstructionIssued': {
+      const i = event.data.instruction;
+      if (!event.data.accepted) return s;
+      if (i.kind === 'DelegateReasoning') return { ...s, delegations: [...s.delegations, { agentType: i.agentType, agentPrompt: i.agentPrompt, markIntermediate: i.markIntermediate }] };
+      if (i.kind === 'ReturnControl') return { ...s, delegations: s.delegations.slice(0, -1) };
+      return s;
+    }
+    case 'RunCompleted':
+      return { ...s, status: 'completed', answer: event.data.answer, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState };
+    case 'RunFailed':
+      return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+    case 'RunStarted':
+      return s;
+    default:
+      return s;
+  }
+}
+
+/** The one fold of a run: every reader of a run stream folds with this. Events of other streams are ignored. */
+export function evolveRun(state: RunState, event: RunEventIn): RunState {
+  if (state.status === 'new') return event.type === 'RunStarted' ? started(event.data) : state;
+  if (state.status !== 'running') return state;
+  return evolveRunning(state, event);
+}
+
+export const foldRun = (events: readonly RunEventIn[]): RunState => events.reduce(evolveRun, { status: 'new' } as RunState);
+
+/** Progress of a started run, whatever its status. */
+export const progressOf = (state: RunState): RunProgress | null => (state.status === 'new' ? null : (state as RunProgress));

@@ -1,0 +1,19 @@
+/**
+ * Every id a run makes, in one place. Ids derive from the run id and the run's own counters, so a
+ * restarted run that decides the same step again makes the same ids.
+ */
+export const runIds = {
+  /** The n-th model request of the run (1-based). */
+  modelRequest: (runId: string, n: number) => `${runId}.m${n}`,
+  /** The n-th message of the run's own stream (1-based). */
+  message: (runId: string, n: number) => `${runId}.msg${n}`,
+  /** The user's message that started the run. */
+  input: (runId: string) => `${runId}.input`,
+  /** The conversation turn a completed run leaves on its conversation stream. */
+  turnUser: (runId: string) => `${runId}.user`,
+  turnAnswer: (runId: string) => `${runId}.answer`,
+  /** Safe for stream names and subjects: the model chooses its tool call ids, so they are cleaned first. */
+  toolCall: (requestId: string, modelCallId: string) => `${requestId}.${modelCallId.replace(/[^A-Za-z0-9_:-]/g, '_').slice(0, 48) || 'call'}`,
+} as const;
+
+export const MAIN_AGENT = 'main';

@@ -1,0 +1,55 @@
+import { DelegationState, ErrorCode, PromptAssembleRequest, QAModelCall, QAReport, StagePolicy, ToolResult, UserMode } from '@stagecraft/contracts';
+import { ModelRequestRecord, ModelResponse } from './state';
+
+/** What went wrong, as the error reply that reported it. */
+export interface Fault {
+  code: ErrorCode;
+  message: string;
+}
+
+/**
+ * What the effects shell observed, in the past tense. Each carries `at`, the time the shell saw it:
+ * the decider reads no clock.
+ */
+export type RunInput =
+  | {
+      type: 'RunRequested';
+      runId: string;
+      conversationId: string;
+      userMode: UserMode;
+      reasoningEnabled: boolean;
+      message: string;
+      projectRoot: string;
+      /** The last revision of the conversation's earlier turns, when there are any. */
+      historyThrough?: number;
+      at: string;
+    }
+  /** The shell picked up a stored run; only logs written by older versions need anything done. */
+  | { type: 'RunResumed'; at: string }
+  /** `request` is absent when the request is stored already (a retried call). */
+  | { type: 'ModelAnswered'; request?: ModelRequestRecord; response: ModelResponse; at: string }
+  | { type: 'ModelCallFailed'; request?: ModelRequestRecord; fault: Fault; at: string }
+  | { type: 'ToolAnswered'; callId: string; result: ToolResult; at: string }
+  | { type: 'ToolCallFailed'; callId: string; fault: Fault; at: string }
+  | { type: 'ReviewReturned'; report: QAReport; modelCalls: QAModelCall[]; at: string }
+  | { type: 'ReviewFailed'; fault: Fault; at: string }
+  /** The shell could not go on (an error no input above describes). */
+  | { type: 'RunStopped'; fault: Fault; at: string };
+
+/**
+ * What the decider may need that only another service knows: the stage policies (policy service)
+ * and a recovery prompt's text (prompt assembly). The shell fetches what a decision asks for and
+ * decides again with it; nothing here is I/O.
+ */
+export interface Knowledge {
+  /** Every stage's policy for the user's switches and a delegation chain, or undefined if not fetched. */
+  policies(delegation: DelegationState): readonly StagePolicy[] | undefined;
+  /** The assembled text of a recovery prompt for this decision, or undefined if not fetched. */
+  prompt(promptId: string): string | undefined;
+}
+
+export type Need =
+  | { kind: 'policies'; request: { userMode: UserMode; reasoningEnabled: boolean; delegation: DelegationState } }
+  | { kind: 'prompt'; promptId: string; request: PromptAssembleRequest };
+
+export const delegationKey = (delegation: DelegationState): string => delegation.chain.join('\u0000');

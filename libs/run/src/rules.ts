@@ -1,0 +1,90 @@
+import { DelegationState, EventData, ReasoningOutcome, Stage } from '@stagecraft/contracts';
+import { PendingEvent } from './pending-event';
+import { renderOutcome } from '@stagecraft/reasoning';
+import { MAIN_AGENT } from './ids';
+import { RunLimits } from './limits';
+import { Delegation, RunProgress, RunStart, StageState } from './state';
+
+/** The rules a run follows, each once. `decide` and `evolve` call them; nothing else re-states them. */
+
+export const isActing = (stage: Stage | undefined): boolean => stage === 'act' || stage === 'tool_followup';
+
+/** Agent runs with reasoning plan first; every other run starts acting. */
+export const firstStage = (start: RunStart): Stage => (start.userMode === 'agent' && start.reasoningEnabled ? 'warmup' : 'act');
+
+/** The user's answer is what the main agent last said in an acting stage without calling a tool. */
+export function isAnswer(s: Pick<RunProgress, 'delegations' | 'current'>, message: EventData<'MessageAppended'>): boolean {
+  return (
+    message.kind === 'assistant' &&
+    s.delegations.length === 0 &&
+    isActing(s.current?.stage) &&
+    !message.toolCalls?.length &&
+    message.content.trim() !== ''
+  );
+}
+
+export function toolLogLine(event: Extract<PendingEvent, { type: 'ToolCallCompleted' | 'ToolCallRejected' }>): string {
+  return event.type === 'ToolCallCompleted' ? `${event.data.tool} ${event.data.ok ? 'ok' : 'failed'}` : `${event.data.tool} refused (${event.data.code})`;
+}
+
+export interface Transition {
+  stage: Stage;
+  iteration: number;
+}
+
+/** After a tool round, or a change of speaker: loop while the bound allows, then let the delivery gate judge. */
+export function nextActingStep(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
+  const next = current.iteration + 1;
+  return next > limits.maxToolIterations ? { stage: 'delivery_check', iteration: deliveryChecks } : { stage: 'tool_followup', iteration: next };
+}
+
+/** After a change of speaker: the same stage again for the new speaker, within the same bound. */
+export function afterSpeakerChange(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
+  const next = current.iteration + 1;
+  return next > limits.maxToolIterations ? { stage: 'delivery_check', iteration: deliveryChecks } : { stage: current.stage, iteration: next };
+}
+
+/** After an acting stage answered without tools: the delivery gate. */
+export const toDeliveryGate = (deliveryChecks: number): Transition => ({ stage: 'delivery_check', iteration: deliveryChecks });
+
+/** After the gate: QA once the work is DONE or the checks are spent, otherwise back to work. */
+export function afterDeliveryCheck(done: boolean, deliveryChecks: number, limits: RunLimits): Transition {
+  const checked = deliveryChecks + 1;
+  return done || checked >= limits.maxDeliveryChecks ? { stage: 'qa_review', iteration: 0 } : { stage: 'act', iteration: checked };
+}
+
+export const activeAgent = (delegations: readonly Delegation[]): string => delegations.at(-1)?.agentType ?? MAIN_AGENT;
+
+export const delegationOf = (delegations: readonly Delegation[]): DelegationState => ({
+  depth: delegations.length,
+  chain: delegations.map((d) => d.agentType),
+});
+
+/** How many tool results the prompt's summary lists. */
+export const TOOL_SUMMARY_LINES = 20;
+
+/** The `{{variables}}` every prompt of the run is assembled with. */
+export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'lastOutcome'>) {
+  return {
+    project_root: s.start.projectRoot,
+    user_input: s.start.userInput,
+    tool_summary: s.toolLog.length ? s.toolLog.slice(-TOOL_SUMMARY_LINES).map((l, i) => `${i + 1}. ${l}`).join('\n') : 'No tools have run yet.',
+    last_step_outcome: s.lastOutcome ? renderOutcome(s.lastOutcome) : 'No step has finished yet.',
+  };
+}
+
+/** The active specialist's brief, which the system prompt carries while it speaks. */
+export function activeInstructions(delegations: readonly Delegation[]) {
+  const top = delegations.at(-1);
+  return top ? [{ kind: 'DelegateReasoning' as const, agentType: top.agentType, agentPrompt: top.agentPrompt, markIntermediate: top.markIntermediate }] : [];
+}
+
+const PLACEHOLDER = /^(?:none|n\/?a|tbd|todo|nothing|unknown|-+|\.{3}|…)?\.?$/i;
+
+/** Reasoning that says work remains but names nothing to do next cannot steer the work. */
+export const isThinReasoning = (outcome: ReasoningOutcome): boolean => outcome.delivery_state === 'NEEDS_WORK' && PLACEHOLDER.test(outcome.next_action.trim());
+
+const ASKS_USER =
+  /\b(please|could you|can you|would you)\s+(provide|share|paste|upload|send|attach|give me)\b|\b(paste|share|upload|send)\s+(me\s+)?(the|your)\s+(file|files|diff|code|contents|logs?|output)\b/i;
+
+export const asksUserForInput = (text: string): boolean => ASKS_USER.test(text);

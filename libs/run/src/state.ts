@@ -1,0 +1,75 @@
+import { ChatMessage, DeliveryState, EventData, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
+import { SequenceState } from '@stagecraft/context';
+
+export type RunStart = EventData<'RunStarted'>;
+export type ModelRequestRecord = EventData<'ModelRequested'>;
+export type ModelResponse = EventData<'ModelResponded'>;
+
+export interface OpenToolCall {
+  callId: string;
+  /** The id the model gave the call, which its tool-result message echoes. */
+  modelCallId: string;
+  tool: EventData<'ToolCallRequested'>['tool'];
+  arguments: Record<string, unknown>;
+}
+
+export interface Delegation {
+  agentType: string;
+  agentPrompt: string;
+  markIntermediate: boolean;
+}
+
+/** Where a stage is between two commits. */
+export type StageStep =
+  | { kind: 'ask' }
+  /** A request stored without its answer (a log from before requests and answers were stored together). */
+  | { kind: 'asked'; requestId: string }
+  /** An answer stored without its meaning (the same older logs). */
+  | { kind: 'answered'; response: ModelResponse }
+  | { kind: 'tools'; open: readonly [OpenToolCall, ...OpenToolCall[]] };
+
+export interface StageState {
+  stage: Stage;
+  iteration: number;
+  policy: StagePolicy;
+  contextId: string;
+  /** Corrections asked for in this stage entry; bounded by `maxCorrectionsPerStage`. */
+  corrections: number;
+  step: StageStep;
+}
+
+/** What every started run carries, whatever its status. */
+export interface RunProgress {
+  start: RunStart;
+  /** The earlier turns `start.historyThrough` refers to, loaded by the shell from the conversation stream. */
+  prior: readonly ChatMessage[];
+  history: readonly ChatMessage[];
+  messageCount: number;
+  modelRequests: number;
+  /** Hashes of prompt bodies this run has stored already. */
+  knownBodies: readonly string[];
+  toolLog: readonly string[];
+  lastOutcome: ReasoningOutcome | null;
+  deliveryChecks: number;
+  deliveryState: DeliveryState | null;
+  /** The latest user-visible answer of the acting stages. */
+  answer: string | null;
+  qaReport: QAReport | null;
+  delegations: readonly Delegation[];
+  sequences: SequenceState;
+  /** `null` only between `RunStarted` and the first `StageEntered` of the same commit. */
+  current: StageState | null;
+}
+
+export type RunState =
+  | { status: 'new' }
+  | ({ status: 'running' } & RunProgress)
+  | ({ status: 'completed'; answer: string; deliveryState: DeliveryState } & Omit<RunProgress, 'answer' | 'deliveryState'>)
+  | ({ status: 'failed'; failure: { code: string; reason: string } } & RunProgress);
+
+export type Running = Extract<RunState, { status: 'running' }>;
+export type InStage = Running & { current: StageState };
+
+export const initialRunState = (): RunState => ({ status: 'new' });
+
+export const inStage = (state: RunState): state is InStage => state.status === 'running' && state.current !== null;

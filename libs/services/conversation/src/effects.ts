@@ -1,0 +1,161 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, toErrorReply } from '@stagecraft/contracts';
+import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
+import { ModelCallPlan, ModelRequestRecord, RunInput, RunState, RunStep, decide, modelMessages, nextStep, requestViolations } from '@stagecraft/run';
+import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
+import { DriverPorts } from './driver-ports';
+import { RunKnowledge } from './knowledge';
+import { RunLog } from './run-log';
+
+/** Decisions in a row that may ask for something before the decider has all it needs. */
+const MAX_NEEDS_PER_DECISION = 8;
+
+/**
+ * The effects shell of a run: ask the decider for the next step, do its I/O, tell the decider what
+ * happened, append what it decided; again until the run ends. Every decision is the library's; this
+ * file only talks to other services. A restarted process picks up where the log stopped.
+ */
+export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new RunKnowledge(ports)): Promise<void> {
+  for (;;) {
+    const step = nextStep(log.state);
+    if (step.kind === 'finished') return;
+    let observed: Observed;
+    try {
+      observed = await perform(ports, log.state, step);
+    } catch (error) {
+      const fault = toErrorReply(error);
+      ports.logger.error({ runId: log.runId, step: step.kind, code: fault.code, err: fault.message }, 'run failed');
+      observed = { input: { type: 'RunStopped', fault, at: now(ports) } };
+    }
+    await decideAndAppend(ports, log, observed.input, knowledge, observed.causationId);
+  }
+}
+
+/** Decides on one input, fetching what the decision asks for, and appends the result as one commit. */
+export async function decideAndAppend(ports: DriverPorts, log: RunLog, input: RunInput, knowledge: RunKnowledge, causationId?: string): Promise<void> {
+  for (let asked = 0; asked <= MAX_NEEDS_PER_DECISION; asked++) {
+    const state = log.state;
+    const view = knowledge.forDecision(state.status === 'new' ? inputStart(input) : state.start, asked === 0);
+    const decision = decide(input, state, { limits: ports.limits, knowledge: view });
+    if ('events' in decision) return log.append(decision.events, causationId);
+    await knowledge.fetch(decision.needs);
+  }
+  throw new StagecraftError('INTERNAL', `run ${log.runId}: a decision still needed more after ${MAX_NEEDS_PER_DECISION} answers`);
+}
+
+const inputStart = (input: RunInput) => (input.type === 'RunRequested' ? input : null);
+const now = (ports: DriverPorts) => ports.clock().toISOString();
+
+interface Observed {
+  input: RunInput;
+  causationId?: string;
+}
+
+async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunStep, { kind: 'finished' }>): Promise<Observed> {
+  switch (step.kind) {
+    case 'call_model':
+      return { input: await callModel(ports, state, step.plan), causationId: step.plan.requestId };
+    case 'run_tool':
+      return { input: await runTool(ports, step.request), causationId: step.request.callId };
+    case 'review':
+      return { input: await review(ports, step.request) };
+    case 'resume':
+      return { input: { type: 'RunResumed', at: now(ports) } };
+    default: {
+      const unreachable: never = step;
+      throw new StagecraftError('INTERNAL', `unknown step ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * One model step: what was asked (prompt bodies by hash) and what came back, decided on together.
+ * A crash during the call leaves no trace of it, and the restarted run asks again.
+ */
+async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan): Promise<RunInput> {
+  if (state.status !== 'running') throw new StagecraftError('INTERNAL', 'only a running run calls the model');
+  const { start } = state;
+  const assembled = await ports.requester.request('prompt.assemble', plan.assemble);
+  const messages = modelMessages(plan, assembled.system);
+  const tools = toolSpecs(plan.toolNames);
+  const request = plan.record ? recordOf(ports, plan, messages, tools, [...state.knownBodies, ...storedHashesOf(state.prior)]) : undefined;
+  const violations = requestViolations(plan, assembled.promptIds, messages);
+  if (violations.length > 0) return { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) };
+  const meta: ModelCallMeta = {
+    requestId: plan.requestId,
+    runId: start.runId,
+    conversationId: start.conversationId,
+    stage: plan.policy.stage,
+    userMode: start.userMode,
+    reasoningEnabled: start.reasoningEnabled,
+  };
+  try {
+    const response = await ports.gateway.complete(meta, messages, tools);
+    const { content, toolCalls, usage, latencyMs, finishReason } = response;
+    return { type: 'ModelAnswered', request, response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason }, at: now(ports) };
+  } catch (error) {
+    return { type: 'ModelCallFailed', request, fault: toErrorReply(error), at: now(ports) };
+  }
+}
+
+function recordOf(ports: DriverPorts, plan: ModelCallPlan, messages: ChatMessage[], tools: ReturnType<typeof toolSpecs>, known: readonly string[]): ModelRequestRecord {
+  const hashed = hashPrompt(messages, tools, new Set(known));
+  return {
+    requestId: plan.requestId,
+    stage: plan.policy.stage,
+    model: ports.gateway.model,
+    toolNames: [...plan.toolNames],
+    messageCount: messages.length,
+    tokenEstimate: hashed.tokenEstimate,
+    promptHash: hashed.promptHash,
+    messageHashes: hashed.messageHashes,
+    newBodies: hashed.newBodies,
+  };
+}
+
+/**
+ * One attempt waits this long at most. A tool service that dies mid-request never answers, and a
+ * request over NATS cannot tell: a short attempt and a retry with the same call id find out sooner.
+ * A retry of a call that is still running simply waits on it (the tool service does not run it twice).
+ */
+const TOOL_ATTEMPT_TIMEOUT_MS = 10_000;
+/** Room on top of the call's own budget for restarts and the request itself. */
+const TOOL_REQUEST_SLACK_MS = 30_000;
+const TOOL_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000];
+
+/**
+ * Asks the tool service to run a call, again with the same call id while it is unreachable or silent:
+ * the call id makes the retry safe (a call that ran is replayed, one that was cut off is recorded as
+ * interrupted, never run twice), so a restarting tool service does not fail the run.
+ */
+async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<RunInput> {
+  try {
+    const result = await requestToolCall(ports, request);
+    return { type: 'ToolAnswered', callId: request.callId, result, at: now(ports) };
+  } catch (error) {
+    return { type: 'ToolCallFailed', callId: request.callId, fault: toErrorReply(error), at: now(ports) };
+  }
+}
+
+async function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
+  const giveUpAt = ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ports.requester.request('tool.execute', request, { timeoutMs: TOOL_ATTEMPT_TIMEOUT_MS, causationId: request.callId });
+    } catch (error) {
+      const { code } = toErrorReply(error);
+      if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || ports.clock().getTime() > giveUpAt) throw error;
+      if (code === 'UNAVAILABLE') ports.logger.warn({ runId: request.runId, callId: request.callId, attempt: attempt + 1 }, 'no tool service answers; asking again with the same call id');
+      await sleep(TOOL_RETRY_DELAYS_MS[Math.min(attempt, TOOL_RETRY_DELAYS_MS.length - 1)]);
+    }
+  }
+}
+
+async function review(ports: DriverPorts, request: RequestOf<'qa.review'>): Promise<RunInput> {
+  try {
+    const { report, modelCalls } = await ports.requester.request('qa.review', request);
+    return { type: 'ReviewReturned', report, modelCalls, at: now(ports) };
+  } catch (error) {
+    return { type: 'ReviewFailed', fault: toErrorReply(error), at: now(ports) };
+  }
+}

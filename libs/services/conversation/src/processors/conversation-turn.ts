@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { EventOf, StagecraftEvent, runEvents, streams } from '@stagecraft/contracts';
+import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents } from '@stagecraft/event-store';
+
+/**
+ * A uuid-shaped id that is the same every time for the same name (RFC 9562 version 8, whose bits are
+ * the writer's own: here the head of a sha256). KurrentDB takes only uuids as event ids.
+ */
+export function stableEventId(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex').slice(0, 32).split('');
+  hex[12] = '8';
+  hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  const at = (from: number, to: number) => hex.slice(from, to).join('');
+  return `${at(0, 8)}-${at(8, 12)}-${at(12, 16)}-${at(16, 20)}-${at(20, 32)}`;
+}
+
+/**
+ * The turn a completed run leaves in its conversation: what the user asked, then the answer. Ids,
+ * data and metadata all come from the run's own events, so writing it again gives the same events.
+ */
+export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent & EventOf<'RunCompleted'>): NewEvent[] {
+  const { runId, conversationId, userInput } = started.data;
+  const metadata = { runId, conversationId, correlationId: completed.metadata.correlationId, causationId: completed.id, occurredAt: completed.metadata.occurredAt };
+  const turn: EventOf<'MessageAppended'>[] = [
+    { type: 'MessageAppended', data: { messageId: `${runId}.user`, role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' }, metadata },
+    { type: 'MessageAppended', data: { messageId: `${runId}.answer`, role: 'assistant', content: completed.data.answer, instructions: [], intermediate: false, kind: 'assistant' }, metadata },
+  ];
+  return turn.map((event, i) => ({ id: stableEventId(`${runId}/turn/${i === 0 ? 'user' : 'answer'}`), ...event }));
+}
+
+/**
+ * Appends the turn of a completed run to its conversation unless the conversation already holds it.
+ * Stores keep a retried append once only within their own window (KurrentDB's is a cache), so the
+ * conversation itself is checked, and the append expects the revision that check saw: a writer that
+ * got there first makes it look again. Turns written before the ids were stable are found by message id.
+ */
+export async function rememberTurn(store: EventReader & EventWriter, completed: RecordedEvent & EventOf<'RunCompleted'>): Promise<'stored' | 'present' | 'no_run'> {
+  const runId = completed.metadata.runId;
+  const [started] = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: 1 }) : [];
+  if (started?.type !== 'RunStarted') return 'no_run';
+  const turn = turnOf(started, completed);
+  const stream = streams.conversation(started.data.conversationId);
+  const userMessageId = `${started.data.runId}.user`;
+  for (;;) {
+    // Read whole, not through the family: the expected revision must count every event in the stream.
+    const held = (await store.readStream(stream)) as unknown as (RecordedEvent & StagecraftEvent)[];
+    if (held.some((e) => e.id === turn[0].id || (e.type === 'MessageAppended' && e.data.messageId === userMessageId))) return 'present';
+    try {
+      // `stored` also when the store recognised these ids as a retry of its own: still one turn.
+      await store.appendToStream(stream, turn, { expectedRevision: held.length > 0 ? held[held.length - 1].revision : 'no_stream' });
+      return 'stored';
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+    }
+  }
+}
