@@ -1,4 +1,4 @@
-import { StagecraftEvent, ToolProgress, publishContracts, withPrefix } from '@stagecraft/contracts';
+import { RunEvent, ToolProgress, publishContracts, withPrefix } from '@stagecraft/contracts';
 import { z } from 'zod';
 import { BusSubscription, MessageBus } from './bus';
 import { PayloadTooLargeError } from './errors';
@@ -21,7 +21,7 @@ function publishWithin(bus: MessageBus, subject: () => string, message: unknown,
 }
 
 /** A run event as the live feed carries it: the stored event's id and log position (a decimal string) come along when it was read from the log. */
-export type RunFeedEvent = StagecraftEvent & { id?: string; position?: string };
+export type RunFeedEvent = RunEvent & { id?: string; position?: string };
 
 /** Live run events for UIs: `run.<runId>.events`, one message per stored event (cut to fit; the store keeps it whole). */
 export function publishRunEvent(bus: MessageBus, prefix: string, event: RunFeedEvent): void {

@@ -1,4 +1,4 @@
-import { EventData, EventType, StagecraftError } from '@stagecraft/contracts';
+import { EventData, RunEventType, StagecraftError } from '@stagecraft/contracts';
 import { evolveRun } from './evolve';
 import { PendingEvent, pending } from './pending-event';
 import { InStage, RunState, Running, inStage } from './state';
@@ -8,7 +8,7 @@ export class Batch {
   readonly events: PendingEvent[] = [];
   constructor(public state: RunState) {}
 
-  add<T extends EventType>(type: T, data: EventData<T>): this {
+  add<T extends RunEventType>(type: T, data: EventData<T>): this {
     const event = pending(type, data);
     this.events.push(event);
     this.state = evolveRun(this.state, event);

@@ -94,8 +94,10 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
     case 'RunStarted':
       return s;
-    default:
-      return s;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
   }
 }
 

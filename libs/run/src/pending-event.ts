@@ -1,6 +1,6 @@
-import { EventData, EventType } from '@stagecraft/contracts';
+import { EventData, RunEventType } from '@stagecraft/contracts';
 
-/** An event the run decided on, before the driver gives it an id, metadata and a place in the log. */
-export type PendingEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+/** A run event the decider chose, before the shell gives it an id, metadata and a place in the log. */
+export type PendingEvent = { [T in RunEventType]: { type: T; data: EventData<T> } }[RunEventType];
 
-export const pending = <T extends EventType>(type: T, data: EventData<T>) => ({ type, data }) as PendingEvent;
+export const pending = <T extends RunEventType>(type: T, data: EventData<T>) => ({ type, data }) as PendingEvent;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { QAReport, StagecraftEvent, UserMode } from '@stagecraft/contracts';
+import { QAReport, RunEvent, UserMode } from '@stagecraft/contracts';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { foldRun } from '@stagecraft/run';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
@@ -57,9 +57,9 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
 
 async function follow(bus: MessageBus, requester: Requester, prefix: string, message: string, flags: ChatFlags): Promise<ChatResult & { failed: boolean }> {
   const runId = randomUUID();
-  const events: StagecraftEvent[] = [];
+  const events: RunEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const ended = new Promise<StagecraftEvent>((resolveEnd, reject) => {
+  const ended = new Promise<RunEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
     subscribeRunEvents(bus, prefix, runId, (event) => {
       events.push(event);

@@ -1,6 +1,7 @@
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EVENT_TYPES, StagecraftError, toErrorReply } from '@stagecraft/contracts';
 import { EventStore, RunningProcessor, startProcessor } from '@stagecraft/event-store';
+import { cachedRequests } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
 import { EVENT_STORE, SHELL_CONFIG, ServiceDefinition, ShellPorts } from '@stagecraft/service-shell';
@@ -86,7 +87,8 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
         useFactory: (shell: ShellPorts, store: EventStore, gateway: ModelGateway): DriverPorts => ({
           store,
           gateway,
-          requester: shell.requester,
+          // The stage table is a pure function of its request: asked once per minute, not once per run.
+          requester: cachedRequests(shell.requester, 'policy.table'),
           bus: shell.bus,
           prefix: shell.prefix,
           clock: shell.clock,

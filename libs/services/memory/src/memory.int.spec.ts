@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { streams } from '@stagecraft/contracts';
 import type { RequestOf, RequestSubject } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
 import { Host, startHost } from '@stagecraft/service-shell';
@@ -71,6 +73,42 @@ describe('memory.reflect', () => {
     await expect(request('memory.reflect', { scope: 'not a valid id!', query: ' ' })).rejects.toMatchObject({
       code: 'VALIDATION',
       issues: [{ path: ['scope'] }, { path: ['query'] }],
+    });
+  });
+});
+
+describe('reading what runs and conversations left', () => {
+  const metadata = { runId: 'run-h', correlationId: 'k', occurredAt: '2026-11-21T00:00:00.000Z' };
+  const outcome = (next: string) => ({ plan_delta: 'none', next_action: next, known_risks: 'none', delivery_state: 'DONE' as const, notes: [] });
+  const reasoning = (requestId: string, next: string) => ({ type: 'ReasoningRecorded', data: { requestId, format: 'micro', text: '…', outcome: outcome(next) }, metadata });
+  const message = (messageId: string, role: 'user' | 'assistant', content: string) => ({
+    type: 'MessageAppended',
+    data: { messageId, role, content, instructions: [], intermediate: false, kind: role === 'user' ? 'user_input' : 'assistant' },
+    metadata,
+  });
+
+  it("answers a run's latest reasoning outcome, and null for a run without one", async () => {
+    await store.appendToStream(streams.run('run-h'), [
+      { id: randomUUID(), ...reasoning('run-h.m1', 'read the README') },
+      { id: randomUUID(), ...message('run-h.a1', 'assistant', 'Reading it.') },
+      { id: randomUUID(), ...reasoning('run-h.m2', 'answer') },
+    ]);
+    expect(await request('memory.reasoning-outcome.get', { runId: 'run-h' })).toEqual({ outcome: outcome('answer') });
+    expect(await request('memory.reasoning-outcome.get', { runId: 'run-none' })).toEqual({ outcome: null });
+  });
+
+  it("answers a conversation's turns in order", async () => {
+    await store.appendToStream(streams.conversation('conv-h'), [
+      { id: randomUUID(), ...message('run-h.user', 'user', 'What is this?') },
+      { id: randomUUID(), ...message('run-h.answer', 'assistant', 'A tiny project.') },
+    ]);
+    expect(await request('memory.history.get', { conversationId: 'conv-h' })).toEqual({
+      conversationId: 'conv-h',
+      summary: null,
+      messages: [
+        { role: 'user', content: 'What is this?' },
+        { role: 'assistant', content: 'A tiny project.' },
+      ],
     });
   });
 });
