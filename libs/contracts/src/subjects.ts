@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, ServiceName } from './common';
 import { ConversationSendReply, ConversationSendRequest, RunGetReply, RunGetRequest } from './conversation';
-import { StagecraftEvent } from './events';
+import { RunEventMessage } from './events';
 import { HealthReply, HealthRequest } from './health';
 import {
   HistoryGetReply,
@@ -72,7 +72,7 @@ export function subjectsOwnedBy(service: ServiceName): RequestSubject[] {
 
 /** Published (not requested) subjects: one message per item, no reply. */
 export const publishContracts = {
-  'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: StagecraftEvent },
+  'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: RunEventMessage },
   'tool.progress': { subject: (callId: string) => `tool.${Id.parse(callId)}.progress`, message: ToolProgress },
 } as const;
 

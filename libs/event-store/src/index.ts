@@ -18,5 +18,11 @@ export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-strin
 export { openEventStore, parseEventStoreUrl, type EventStoreLocation } from './open-event-store';
 export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
 export { startProjection } from './projection/start-projection';
-export { startProcessor, type Processor, type ProcessorFailure, type ProcessorOptions, type RunningProcessor } from './projection/start-processor';
+export {
+  startProcessor,
+  type Processor,
+  type ProcessorFailure,
+  type ProcessorOptions,
+  type RunningProcessor,
+} from './projection/start-processor';
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';

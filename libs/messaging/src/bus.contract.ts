@@ -1,4 +1,4 @@
-import { ErrorReply, StagecraftError, StagecraftEvent, publishContracts } from '@stagecraft/contracts';
+import { ErrorReply, StagecraftError, RunEvent, publishContracts } from '@stagecraft/contracts';
 import { BusFault, HEADER, MessageBus } from './bus';
 import { publishRunEvent, subscribeRunEvents } from './publish';
 import { createRequester, serveRequests } from './requests';
@@ -24,7 +24,7 @@ const envelopeOf = (body: string) => JSON.parse(body) as { ok: boolean; data?: u
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 /** A run event whose JSON is `bytes` long or more: the shape a model's long answer takes in the log. */
-const runEvent = (runId: string, content: string): StagecraftEvent => ({
+const runEvent = (runId: string, content: string): RunEvent => ({
   type: 'ModelResponded',
   data: { requestId: 'req-1', content, toolCalls: [], latencyMs: 1, finishReason: 'stop' },
   metadata: { runId, correlationId: 'corr-1', occurredAt: '2026-11-01T00:00:00.000Z' },
@@ -284,7 +284,7 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
       });
 
       it('publishes a run event over maxPayload cut to fit, still valid, in order between its neighbours', async () => {
-        const seen: StagecraftEvent[] = [];
+        const seen: RunEvent[] = [];
         subscribeRunEvents(peer, prefix, 'run-big', (event) => seen.push(event));
         await peer.flush();
         const huge = 'é'.repeat(bus.maxPayload); // two bytes each: twice the limit

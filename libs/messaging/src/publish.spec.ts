@@ -4,21 +4,33 @@ import { RunFeedEvent, firstSightings, publishRunEvent, subscribeRunEvents } fro
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-const stageEntered = (runId: string, id: string | undefined, position: number): RunFeedEvent => ({
-  type: 'RunFailed',
-  data: { code: 'INTERNAL', reason: `at ${position}` },
-  metadata: { runId, correlationId: 'corr-1', occurredAt: '2026-11-01T00:00:00.000Z' },
-  ...(id === undefined ? {} : { id, position: String(position) }),
-}) as RunFeedEvent;
+const stageEntered = (runId: string, id: string | undefined, position: number): RunFeedEvent =>
+  ({
+    type: 'RunFailed',
+    data: { code: 'INTERNAL', reason: `at ${position}` },
+    metadata: { runId, correlationId: 'corr-1', occurredAt: '2026-11-01T00:00:00.000Z' },
+    ...(id === undefined ? {} : { id, position: String(position) }),
+  }) as RunFeedEvent;
 
 describe('the run feed', () => {
   it('delivers each event once when the feed repeats itself after a restart, id and position included', async () => {
     const bus = createInprocBus();
     const seen: RunFeedEvent[] = [];
     subscribeRunEvents(bus, 'p', 'r1', (e) => seen.push(e));
-    for (const [id, position] of [['e1', 1], ['e2', 2], ['e1', 1], ['e2', 2], ['e3', 3]] as const) publishRunEvent(bus, 'p', stageEntered('r1', id, position));
+    for (const [id, position] of [
+      ['e1', 1],
+      ['e2', 2],
+      ['e1', 1],
+      ['e2', 2],
+      ['e3', 3],
+    ] as const)
+      publishRunEvent(bus, 'p', stageEntered('r1', id, position));
     await settle();
-    expect(seen.map((e) => [e.id, e.position])).toEqual([['e1', '1'], ['e2', '2'], ['e3', '3']]);
+    expect(seen.map((e) => [e.id, e.position])).toEqual([
+      ['e1', '1'],
+      ['e2', '2'],
+      ['e3', '3'],
+    ]);
   });
 
   it('passes every message without an id, and each subscriber keeps its own memory', async () => {

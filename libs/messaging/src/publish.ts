@@ -47,7 +47,12 @@ export function firstSightings(): (event: { id?: string }) => boolean {
 }
 
 /** Follows one run's live feed; repeats of an event already delivered are dropped. */
-export function subscribeRunEvents(bus: MessageBus, prefix: string, runId: string, listener: (event: RunFeedEvent) => void): BusSubscription {
+export function subscribeRunEvents(
+  bus: MessageBus,
+  prefix: string,
+  runId: string,
+  listener: (event: RunFeedEvent) => void,
+): BusSubscription {
   const isNew = firstSightings();
   return bus.subscribe(withPrefix(prefix, publishContracts['run.events'].subject(runId)), (m) => {
     const event = JSON.parse(m.body) as RunFeedEvent;
@@ -60,6 +65,11 @@ export function publishToolProgress(bus: MessageBus, prefix: string, progress: T
   publishWithin(bus, () => withPrefix(prefix, subject(progress.callId)), progress, message, 'the tool call result is in the store');
 }
 
-export function subscribeToolProgress(bus: MessageBus, prefix: string, callId: string, listener: (p: ToolProgress) => void): BusSubscription {
+export function subscribeToolProgress(
+  bus: MessageBus,
+  prefix: string,
+  callId: string,
+  listener: (p: ToolProgress) => void,
+): BusSubscription {
   return bus.subscribe(withPrefix(prefix, publishContracts['tool.progress'].subject(callId)), (m) => listener(JSON.parse(m.body)));
 }

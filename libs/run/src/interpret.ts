@@ -82,8 +82,9 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
     const at = batch.running;
     batch.add('MessageAppended', { messageId: runIds.message(at.start.runId, at.messageCount + 1), role: 'user', content: applied.notes.join('\n\n'), instructions: [], intermediate: true, kind: 'delegation', stage });
     // A change of speaker is a new stage entry: the policy and context id follow the new delegation chain.
-    const changed = applied.events.some((e) => e.type === 'InstructionIssued' && e.data.accepted);
-    return changed ? { kind: 'enter', transition: afterSpeakerChange(s.current, s.deliveryChecks, limits) } : { kind: 'stay' };
+    // Instructions that were all refused close the round as well (as tool calls that were all refused do),
+    // so a model that keeps asking for a refused delegation still reaches the loop's bound.
+    return { kind: 'enter', transition: afterSpeakerChange(s.current, s.deliveryChecks, limits) };
   }
 
   // A next step described but not taken: asked once or twice to take it, then the gate judges the reply.

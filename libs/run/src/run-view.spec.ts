@@ -1,13 +1,13 @@
-import { StagecraftEvent } from '@stagecraft/contracts';
+import { RunEvent } from '@stagecraft/contracts';
 import { foldRunView } from './run-view';
 
 const metadata = { runId: 'r1', conversationId: 'c1', correlationId: 'k1', occurredAt: '2026-01-01T00:00:00.000Z' };
-const started: StagecraftEvent = {
+const started: RunEvent = {
   type: 'RunStarted',
   data: { runId: 'r1', conversationId: 'c1', userMode: 'agent', reasoningEnabled: true, userInput: 'fix it', projectRoot: '/p' },
   metadata,
 };
-const delivery = (state: 'DONE' | 'NEEDS_WORK', iteration: number): StagecraftEvent => ({ type: 'DeliveryChecked', data: { state, iteration }, metadata });
+const delivery = (state: 'DONE' | 'NEEDS_WORK', iteration: number): RunEvent => ({ type: 'DeliveryChecked', data: { state, iteration }, metadata });
 
 describe('run view', () => {
   it('is null for a stream that does not start with RunStarted', () => {

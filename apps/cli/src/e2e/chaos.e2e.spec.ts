@@ -148,7 +148,7 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
     for (const call of stored.flatMap((e) => (e.type === 'ToolCallRequested' ? [e.data.callId] : []))) {
       const settled = stored.filter((e) => (e.type === 'ToolCallCompleted' || e.type === 'ToolCallRejected') && e.data.callId === call);
       expect({ call, settledInRun: settled.length <= 1 }).toEqual({ call, settledInRun: true });
-      const own = (await system.store.readStream(streams.toolCall(call))).filter((e) => e.type === 'ToolCallCompleted');
+      const own = (await system.store.readStream(streams.toolCall(call))).filter((e) => e.type === 'ToolExecutionFinished');
       expect({ call, completions: own.length <= 1 }).toEqual({ call, completions: true });
     }
   }

@@ -21,7 +21,8 @@ const CRASH = { STAGECRAFT_CRASH_AFTER_COMMIT: 'RunCompleted' };
 type Stored = RecordedEvent & StagecraftEvent;
 
 const read = async (store: EventStore, stream: string) => (await store.readStream(stream)) as unknown as Stored[];
-const messages = (events: readonly Stored[]) => events.map((e) => (e.type === 'MessageAppended' ? [e.data.messageId, e.data.role, e.data.content] : [e.type]));
+const messages = (events: readonly Stored[]) =>
+  events.map((e) => (e.type === 'MessageAppended' ? [e.data.messageId, e.data.role, e.data.content] : [e.type]));
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -81,7 +82,14 @@ describe('killed right after committing RunCompleted: distributed', () => {
     system.bus.subscribe(`${prefix}.run.${runId}.events`, (m) => raw.push(JSON.parse(m.body)));
     subscribeRunEvents(system.bus, prefix, runId, (e) => live.push(e));
     await system.bus.flush();
-    await system.requester.request('conversation.send', { runId, conversationId, message, userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    await system.requester.request('conversation.send', {
+      runId,
+      conversationId,
+      message,
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
 
     expect(await exitOf(doomed.child)).toBeNull();
     expect(doomed.child.signalCode).toBe('SIGKILL');
@@ -110,13 +118,27 @@ describe('killed right after committing RunCompleted: distributed', () => {
 
     // The next message of the conversation starts from the stored turn.
     const next = `run-${randomUUID().slice(0, 8)}`;
-    const ended = new Promise<RunFeedEvent>((resolve) => subscribeRunEvents(system.bus, prefix, next, (e) => (e.type === 'RunCompleted' || e.type === 'RunFailed') && resolve(e)));
+    const ended = new Promise<RunFeedEvent>((resolve) =>
+      subscribeRunEvents(system.bus, prefix, next, (e) => (e.type === 'RunCompleted' || e.type === 'RunFailed') && resolve(e)),
+    );
     await system.bus.flush();
-    await system.requester.request('conversation.send', { runId: next, conversationId, message: 'And now?', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    await system.requester.request('conversation.send', {
+      runId: next,
+      conversationId,
+      message: 'And now?',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
     expect((await ended).type).toBe('RunCompleted');
     const [started] = await read(system.store, streams.run(next));
     expect(started).toMatchObject({ type: 'RunStarted', data: { historyThrough: 1 } });
-    expect(messages(await read(system.store, streams.conversation(conversationId))).map(([id]) => id)).toEqual([`${runId}.user`, `${runId}.answer`, `${next}.user`, `${next}.answer`]);
+    expect(messages(await read(system.store, streams.conversation(conversationId))).map(([id]) => id)).toEqual([
+      `${runId}.user`,
+      `${runId}.answer`,
+      `${next}.user`,
+      `${next}.answer`,
+    ]);
   }, 120_000);
 });
 
@@ -128,10 +150,24 @@ describe('killed right after committing RunCompleted: embedded (stagecraft chat)
       cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
       const path = join(dir, 'events.db');
       const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
-      const args = (message: string, more: string[] = []) => ['chat', message, '--root', project, '--mode', 'chat', '--json', '--store', `sqlite:${path}`, ...more];
+      const args = (message: string, more: string[] = []) => [
+        'chat',
+        message,
+        '--root',
+        project,
+        '--mode',
+        'chat',
+        '--json',
+        '--store',
+        `sqlite:${path}`,
+        ...more,
+      ];
 
       const crashed = await runCli(args('What does convert.js do?'), { ...env, ...CRASH }, 60_000);
-      expect({ code: crashed.code, printedResult: crashed.stdout.includes('"deliveryState"') }).toEqual({ code: null, printedResult: false });
+      expect({ code: crashed.code, printedResult: crashed.stdout.includes('"deliveryState"') }).toEqual({
+        code: null,
+        printedResult: false,
+      });
       const store = createSqliteEventStore({ path });
       const all = (await store.readAll()) as unknown as Stored[];
       const started = all.find((e) => e.type === 'RunStarted');
@@ -144,7 +180,10 @@ describe('killed right after committing RunCompleted: embedded (stagecraft chat)
 
       const second = await runCli(args('And stats.js?', ['--conversation', conversationId]), env, 60_000);
       expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: '' });
-      const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = second.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { conversationId, historyThrough: 1 } });
       const { runId: nextRunId, answer: nextAnswer } = lines.at(-1);
 

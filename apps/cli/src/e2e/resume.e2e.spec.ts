@@ -142,7 +142,7 @@ describe('a conversation process killed in the middle of a run', () => {
     expect(new Set(calls.map((c) => c.callId)).size).toBe(calls.length);
     for (const call of calls) {
       const record = (await store.readStream(streams.toolCall(call.callId))).map((e) => e.type);
-      expect({ callId: call.callId, record }).toEqual({ callId: call.callId, record: ['ToolCallRequested', 'ToolCallCompleted'] });
+      expect({ callId: call.callId, record }).toEqual({ callId: call.callId, record: ['ToolExecutionStarted', 'ToolExecutionFinished'] });
     }
     expect(stored.filter((e) => e.type === 'ToolCallCompleted').map((e) => e.data.callId)).toEqual(calls.map((c) => c.callId));
   }
@@ -181,12 +181,12 @@ describe('a conversation process killed in the middle of a run', () => {
           const call = run.find((e) => e.type === 'ToolCallRequested') as { data: { callId: string } } | undefined;
           if (!call) return undefined;
           const record = (await store.readStream(streams.toolCall(call.data.callId))).map((e) => e.type);
-          return record.includes('ToolCallRequested') ? record : undefined;
+          return record.includes('ToolExecutionStarted') ? record : undefined;
         }),
     );
     // Killed with the call open on the run: the restarted driver had to execute it again.
-    expect(before.filter((t) => t === 'ToolCallRequested')).toHaveLength(1);
-    expect(before).not.toContain('ToolCallCompleted');
+    expect(before.filter((t) => t === 'ToolExecutionStarted')).toHaveLength(1);
+    expect(before).not.toContain('ToolExecutionFinished');
     await expectEachToolOnce(stored);
     const output = stored.find((e) => e.type === 'ToolCallCompleted' && e.data.tool === 'run_command');
     expect(output).toMatchObject({ data: { ok: true } });

@@ -3,7 +3,7 @@ import { EventMetadata } from '../metadata';
 import { conversationEventSchemas } from './conversation';
 import { EventUnion } from './family';
 import { memoryEventSchemas } from './memory';
-import { runEventSchemas } from './run';
+import { runEventSchemas, runEvents } from './run';
 import { toolCallEventSchemas } from './toolcall';
 
 export { Usage } from '../qa';
@@ -29,6 +29,9 @@ const envelopes = EVENT_TYPES.map((type) => envelope(type));
 /** Every domain event: `{ type, data, metadata }`, discriminated by `type`. */
 export const StagecraftEvent = z.discriminatedUnion('type', envelopes as unknown as [ReturnType<typeof envelope<EventType>>]);
 export type StagecraftEvent = EventUnion<typeof eventDataSchemas>;
+
+/** A run stream's event, as the live feed `run.<runId>.events` carries it. */
+export const RunEventMessage = z.discriminatedUnion('type', runEvents.types.map((type) => envelope(type)) as unknown as [ReturnType<typeof envelope<EventType>>]);
 export type EventOf<T extends EventType> = Extract<StagecraftEvent, { type: T }>;
 
 /** Parses an event of a known type; throws a ZodError naming the bad fields. */

@@ -59,7 +59,10 @@ export function describeProcessorRunner(kind: string, open: () => EventStore): v
       const { position } = await store.appendToStream(uniqueStream('s'), newEvents(2));
       let release!: () => void;
       const blocked = new Promise<void>((resolve) => (release = resolve));
-      const running = await startProcessor(store, store.checkpoints, { name: 'blocked', handle: (e) => (e.position === position ? blocked : Promise.resolve()) });
+      const running = await startProcessor(store, store.checkpoints, {
+        name: 'blocked',
+        handle: (e) => (e.position === position ? blocked : Promise.resolve()),
+      });
       await sleep(30);
       expect((await store.checkpoints.load('blocked'))?.position ?? 0n).toBeLessThan(position);
       release();
@@ -137,7 +140,12 @@ export function describeProcessorRunner(kind: string, open: () => EventStore): v
       // From here on this runner's saves are lost, as in a process killed before its next save.
       const lost: string[] = [];
       const failures: ProcessorFailure[] = [];
-      const dying = await startProcessor(store, losingSaves(store.checkpoints, lost), { ...processor, name: 'crashing' }, { onError: (f) => failures.push(f) });
+      const dying = await startProcessor(
+        store,
+        losingSaves(store.checkpoints, lost),
+        { ...processor, name: 'crashing' },
+        { onError: (f) => failures.push(f) },
+      );
       await one.stop();
       const tail = newEvents(3);
       const second = await store.appendToStream(uniqueStream('s'), tail);
@@ -157,7 +165,11 @@ export function describeProcessorRunner(kind: string, open: () => EventStore): v
       const handled: string[] = [];
       await store.appendToStream('run-1', newEvents(2));
       const { position } = await store.appendToStream('other-1', newEvents(2));
-      const running = await startProcessor(store, store.checkpoints, { name: 'selective', handles: (e) => e.streamId.startsWith('run-'), handle: async (e) => void handled.push(e.streamId) });
+      const running = await startProcessor(store, store.checkpoints, {
+        name: 'selective',
+        handles: (e) => e.streamId.startsWith('run-'),
+        handle: async (e) => void handled.push(e.streamId),
+      });
       await running.waitForPosition(position);
       await running.stop();
       expect(handled).toEqual(['run-1', 'run-1']);
@@ -167,7 +179,12 @@ export function describeProcessorRunner(kind: string, open: () => EventStore): v
     it('reports a checkpoint it could not save and goes on handling', async () => {
       const failures: ProcessorFailure[] = [];
       const handled: string[] = [];
-      const running = await startProcessor(store, losingSaves(store.checkpoints, []), { name: 'unsaved', handle: async (e) => void handled.push(e.id) }, { onError: (f) => failures.push(f) });
+      const running = await startProcessor(
+        store,
+        losingSaves(store.checkpoints, []),
+        { name: 'unsaved', handle: async (e) => void handled.push(e.id) },
+        { onError: (f) => failures.push(f) },
+      );
       const first = await store.appendToStream(uniqueStream('s'), newEvents(1));
       await running.waitForPosition(first.position);
       await sleep(10);

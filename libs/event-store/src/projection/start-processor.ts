@@ -55,7 +55,12 @@ interface PositionWaiter {
 }
 
 /** Resumes right after the saved checkpoint and awaits `handle` for each later event, in global order. */
-export async function startProcessor(reader: EventReader, checkpoints: CheckpointStore, processor: Processor, options: ProcessorOptions = {}): Promise<RunningProcessor> {
+export async function startProcessor(
+  reader: EventReader,
+  checkpoints: CheckpointStore,
+  processor: Processor,
+  options: ProcessorOptions = {},
+): Promise<RunningProcessor> {
   const batchSize = Math.max(1, options.batchSize ?? 100);
   const backoff = (attempt: number) => Math.min(options.retry?.maxMs ?? 30_000, (options.retry?.initialMs ?? 100) * 2 ** (attempt - 1));
   const selects = selector(processor.handles);
@@ -146,7 +151,7 @@ export async function startProcessor(reader: EventReader, checkpoints: Checkpoin
   }
 
   async function run(): Promise<void> {
-    for (let failures = 0; !stopping; ) {
+    for (let failures = 0; !stopping;) {
       try {
         subscription = reader.subscribeToAll({ fromPosition: position === 0n ? 'start' : position });
         await follow(subscription);

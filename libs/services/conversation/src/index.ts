@@ -42,7 +42,18 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     const { logger } = this.ports;
     this.followUp = await startProcessor(this.ports.store, this.ports.store.checkpoints, runFollowUp(this.ports), {
       onError: ({ during, error, attempt, retryInMs, event }) =>
-        logger.error({ processor: 'run-follow-up', during, attempt, retryInMs, eventId: event?.id, type: event?.type, err: toErrorReply(error).message }, 'run follow-up failed; trying again'),
+        logger.error(
+          {
+            processor: 'run-follow-up',
+            during,
+            attempt,
+            retryInMs,
+            eventId: event?.id,
+            type: event?.type,
+            err: toErrorReply(error).message,
+          },
+          'run follow-up failed; trying again',
+        ),
     });
     await this.followUp.caughtUp;
     if (this.resume) await this.registry.resumeUnfinished();
@@ -61,7 +72,9 @@ function crashAfterCommit(env: ShellPorts['env']): DriverPorts['afterCommit'] {
   if (!type) return undefined;
   if (!(EVENT_TYPES as readonly string[]).includes(type)) {
     const message = `an event type, one of ${EVENT_TYPES.join(', ')}`;
-    throw new StagecraftError('VALIDATION', `invalid configuration: STAGECRAFT_CRASH_AFTER_COMMIT: ${message}`, [{ path: ['STAGECRAFT_CRASH_AFTER_COMMIT'], message }]);
+    throw new StagecraftError('VALIDATION', `invalid configuration: STAGECRAFT_CRASH_AFTER_COMMIT: ${message}`, [
+      { path: ['STAGECRAFT_CRASH_AFTER_COMMIT'], message },
+    ]);
   }
   return (types) => {
     if (types.includes(type)) process.kill(process.pid, 'SIGKILL');

@@ -20,10 +20,31 @@ export function stableEventId(name: string): string {
  */
 export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent & EventOf<'RunCompleted'>): NewEvent[] {
   const { runId, conversationId, userInput } = started.data;
-  const metadata = { runId, conversationId, correlationId: completed.metadata.correlationId, causationId: completed.id, occurredAt: completed.metadata.occurredAt };
+  const metadata = {
+    runId,
+    conversationId,
+    correlationId: completed.metadata.correlationId,
+    causationId: completed.id,
+    occurredAt: completed.metadata.occurredAt,
+  };
   const turn: EventOf<'MessageAppended'>[] = [
-    { type: 'MessageAppended', data: { messageId: `${runId}.user`, role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' }, metadata },
-    { type: 'MessageAppended', data: { messageId: `${runId}.answer`, role: 'assistant', content: completed.data.answer, instructions: [], intermediate: false, kind: 'assistant' }, metadata },
+    {
+      type: 'MessageAppended',
+      data: { messageId: `${runId}.user`, role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' },
+      metadata,
+    },
+    {
+      type: 'MessageAppended',
+      data: {
+        messageId: `${runId}.answer`,
+        role: 'assistant',
+        content: completed.data.answer,
+        instructions: [],
+        intermediate: false,
+        kind: 'assistant',
+      },
+      metadata,
+    },
   ];
   return turn.map((event, i) => ({ id: stableEventId(`${runId}/turn/${i === 0 ? 'user' : 'answer'}`), ...event }));
 }
@@ -34,7 +55,10 @@ export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent 
  * conversation itself is checked, and the append expects the revision that check saw: a writer that
  * got there first makes it look again. Turns written before the ids were stable are found by message id.
  */
-export async function rememberTurn(store: EventReader & EventWriter, completed: RecordedEvent & EventOf<'RunCompleted'>): Promise<'stored' | 'present' | 'no_run'> {
+export async function rememberTurn(
+  store: EventReader & EventWriter,
+  completed: RecordedEvent & EventOf<'RunCompleted'>,
+): Promise<'stored' | 'present' | 'no_run'> {
   const runId = completed.metadata.runId;
   const [started] = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: 1 }) : [];
   if (started?.type !== 'RunStarted') return 'no_run';

@@ -13,14 +13,28 @@ import { conversationServiceWith } from '../index';
 import { RUN_FOLLOW_UP } from './run-follow-up';
 
 /** The conversation service on its own, embedded: nothing here calls the model. */
-const conversationOnly = () => conversationServiceWith({ resume: false, gateway: createOpenAiGateway({ baseURL: 'http://127.0.0.1:9', apiKey: 'unused', model: 'none', logger: pino({ level: 'silent' }) }) });
+const conversationOnly = () =>
+  conversationServiceWith({
+    resume: false,
+    gateway: createOpenAiGateway({ baseURL: 'http://127.0.0.1:9', apiKey: 'unused', model: 'none', logger: pino({ level: 'silent' }) }),
+  });
 const start = (path: string) =>
-  startHost({ definitions: [conversationOnly()], transport: 'inproc', store: `sqlite:${path}`, config: { prefix: 'stagecraft', requestTimeoutMs: 5_000, logLevel: 'silent' } });
+  startHost({
+    definitions: [conversationOnly()],
+    transport: 'inproc',
+    store: `sqlite:${path}`,
+    config: { prefix: 'stagecraft', requestTimeoutMs: 5_000, logLevel: 'silent' },
+  });
 
 function runEvents(runId: string, conversationId: string): NewEvent[] {
   const metadata = { runId, conversationId, correlationId: runId, occurredAt: '2026-11-01T00:00:00.000Z' };
   return [
-    { id: randomUUID(), type: 'RunStarted', data: { runId, conversationId, userMode: 'chat', reasoningEnabled: false, userInput: 'Hello?', projectRoot: '/tmp/p' }, metadata },
+    {
+      id: randomUUID(),
+      type: 'RunStarted',
+      data: { runId, conversationId, userMode: 'chat', reasoningEnabled: false, userInput: 'Hello?', projectRoot: '/tmp/p' },
+      metadata,
+    },
     { id: randomUUID(), type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Hello.' }, metadata },
   ];
 }
@@ -61,7 +75,10 @@ describe('the run follow-up in the embedded deployment', () => {
     for (let i = 0; i < 200; i += 1) {
       const runId = `run-${i}-${randomUUID().slice(0, 8)}`;
       const [started, completed] = runEvents(runId, `conv-${runId}`);
-      for (const [event, kind] of [[started, 'event'], [completed, 'completion']] as const) {
+      for (const [event, kind] of [
+        [started, 'event'],
+        [completed, 'completion'],
+      ] as const) {
         let committing = 0;
         const arrived = new Promise<number>((resolve) => {
           const subscription = subscribeRunEvents(bus, 'stagecraft', runId, (e) => {
@@ -77,7 +94,8 @@ describe('the run follow-up in the embedded deployment', () => {
       }
     }
     const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
-    const report = (xs: number[]) => `p50 ${percentile(xs, 0.5).toFixed(3)} ms, p99 ${percentile(xs, 0.99).toFixed(3)} ms, max ${Math.max(...xs).toFixed(3)} ms`;
+    const report = (xs: number[]) =>
+      `p50 ${percentile(xs, 0.5).toFixed(3)} ms, p99 ${percentile(xs, 0.99).toFixed(3)} ms, max ${Math.max(...xs).toFixed(3)} ms`;
     console.log(
       `run feed latency, embedded sqlite, from the append call to the subscriber: plain event ${report(samples.event)}; ` +
         `RunCompleted with its turn ${report(samples.completion)}; the append alone ${report(samples.append)}`,

@@ -28,18 +28,45 @@ describe('the run follow-up processor', () => {
     await store.close();
   });
 
-  const metadata = (runId: string, conversationId: string) => ({ runId, conversationId, correlationId: `corr-${runId}`, occurredAt: '2026-11-01T00:00:00.000Z' });
-  const runEvent = <T extends StagecraftEvent['type']>(type: T, data: EventOf<T>['data'], runId: string, conversationId: string) => ({ id: randomUUID(), type, data, metadata: metadata(runId, conversationId) });
+  const metadata = (runId: string, conversationId: string) => ({
+    runId,
+    conversationId,
+    correlationId: `corr-${runId}`,
+    occurredAt: '2026-11-01T00:00:00.000Z',
+  });
+  const runEvent = <T extends StagecraftEvent['type']>(type: T, data: EventOf<T>['data'], runId: string, conversationId: string) => ({
+    id: randomUUID(),
+    type,
+    data,
+    metadata: metadata(runId, conversationId),
+  });
 
   /** A run as the driver stores it: started, one message, then `end`. */
   async function storeRun(end: 'RunCompleted' | 'RunFailed', conversationId = `conv-${randomUUID().slice(0, 8)}`) {
     const runId = `run-${randomUUID().slice(0, 8)}`;
     const events = [
-      runEvent('RunStarted', { runId, conversationId, userMode: 'agent', reasoningEnabled: true, userInput: `question of ${runId}`, projectRoot: '/tmp/p' }, runId, conversationId),
-      runEvent('MessageAppended', { messageId: `${runId}.input`, role: 'user', content: `question of ${runId}`, instructions: [], intermediate: false, kind: 'user_input' }, runId, conversationId),
+      runEvent(
+        'RunStarted',
+        { runId, conversationId, userMode: 'agent', reasoningEnabled: true, userInput: `question of ${runId}`, projectRoot: '/tmp/p' },
+        runId,
+        conversationId,
+      ),
+      runEvent(
+        'MessageAppended',
+        {
+          messageId: `${runId}.input`,
+          role: 'user',
+          content: `question of ${runId}`,
+          instructions: [],
+          intermediate: false,
+          kind: 'user_input',
+        },
+        runId,
+        conversationId,
+      ),
       end === 'RunCompleted'
         ? runEvent('RunCompleted', { deliveryState: 'DONE', answer: `answer of ${runId}` }, runId, conversationId)
-        : runEvent('RunFailed', { code: 'UPSTREAM_ERROR', reason: 'model down' }, runId, conversationId),
+        : runEvent('RunFailed', { code: 'UNAVAILABLE', reason: 'model down' }, runId, conversationId),
     ];
     const { position } = await store.appendToStream(streams.run(runId), events, { expectedRevision: 'no_stream' });
     return { runId, conversationId, ids: events.map((e) => e.id), position };
@@ -53,7 +80,10 @@ describe('the run follow-up processor', () => {
   }
 
   const turnOfConversation = async (conversationId: string) =>
-    (await store.readStream(streams.conversation(conversationId))).map((e) => ({ id: e.id, ...(e.data as { messageId: string; role: string; content: string; kind: string }) }));
+    (await store.readStream(streams.conversation(conversationId))).map((e) => ({
+      id: e.id,
+      ...(e.data as { messageId: string; role: string; content: string; kind: string }),
+    }));
 
   async function follow(checkpoints = store.checkpoints) {
     return startProcessor(store, checkpoints, runFollowUp({ store, bus, prefix }));
@@ -64,7 +94,8 @@ describe('the run follow-up processor', () => {
     const feed = rawFeed(run.runId);
     let turnWhenCompletedArrived: unknown[] = [];
     subscribeRunEvents(bus, prefix, run.runId, (e) => {
-      if (e.type === 'RunCompleted') turnWhenCompletedArrived = store.readStream(streams.conversation(run.conversationId)) as unknown as unknown[];
+      if (e.type === 'RunCompleted')
+        turnWhenCompletedArrived = store.readStream(streams.conversation(run.conversationId)) as unknown as unknown[];
     });
     await store.appendToStream('memory-elsewhere', [{ id: randomUUID(), type: 'MemoryRetained', data: {}, metadata: {} }]);
     const running = await follow();
@@ -73,15 +104,36 @@ describe('the run follow-up processor', () => {
     await settle();
 
     expect(await turnOfConversation(run.conversationId)).toEqual([
-      { id: stableEventId(`${run.runId}/turn/user`), messageId: `${run.runId}.user`, role: 'user', content: `question of ${run.runId}`, kind: 'user_input', instructions: [], intermediate: false },
-      { id: stableEventId(`${run.runId}/turn/answer`), messageId: `${run.runId}.answer`, role: 'assistant', content: `answer of ${run.runId}`, kind: 'assistant', instructions: [], intermediate: false },
+      {
+        id: stableEventId(`${run.runId}/turn/user`),
+        messageId: `${run.runId}.user`,
+        role: 'user',
+        content: `question of ${run.runId}`,
+        kind: 'user_input',
+        instructions: [],
+        intermediate: false,
+      },
+      {
+        id: stableEventId(`${run.runId}/turn/answer`),
+        messageId: `${run.runId}.answer`,
+        role: 'assistant',
+        content: `answer of ${run.runId}`,
+        kind: 'assistant',
+        instructions: [],
+        intermediate: false,
+      },
     ]);
     const stored = await store.readStream(streams.run(run.runId));
     expect(feed.map((e) => [e.type, e.id, e.position])).toEqual(stored.map((e) => [e.type, e.id, e.position.toString()]));
     // The subscriber's read ran when RunCompleted arrived: the turn was already there.
     expect(await turnWhenCompletedArrived).toHaveLength(2);
     const [user] = await store.readStream(streams.conversation(run.conversationId));
-    expect(user.metadata).toMatchObject({ runId: run.runId, conversationId: run.conversationId, causationId: run.ids[2], correlationId: `corr-${run.runId}` });
+    expect(user.metadata).toMatchObject({
+      runId: run.runId,
+      conversationId: run.conversationId,
+      causationId: run.ids[2],
+      correlationId: `corr-${run.runId}`,
+    });
     expect((await store.checkpoints.load(RUN_FOLLOW_UP))?.position).toBeGreaterThanOrEqual(run.position);
   });
 
@@ -118,7 +170,14 @@ describe('the run follow-up processor', () => {
     const old = (role: 'user' | 'assistant', suffix: string, content: string) => ({
       id: randomUUID(),
       type: 'MessageAppended',
-      data: { messageId: `${run.runId}.${suffix}`, role, content, instructions: [], intermediate: false, kind: role === 'user' ? 'user_input' : 'assistant' },
+      data: {
+        messageId: `${run.runId}.${suffix}`,
+        role,
+        content,
+        instructions: [],
+        intermediate: false,
+        kind: role === 'user' ? 'user_input' : 'assistant',
+      },
       metadata: metadata(run.runId, run.conversationId),
     });
     await store.appendToStream(streams.conversation(run.conversationId), [old('user', 'user', 'q'), old('assistant', 'answer', 'a')]);
@@ -131,16 +190,22 @@ describe('the run follow-up processor', () => {
   it('stores one turn when followers race on the same completion', async () => {
     const conversationId = `conv-${randomUUID().slice(0, 8)}`;
     const runs = [await storeRun('RunCompleted', conversationId), await storeRun('RunCompleted', conversationId)];
-    const completions = await Promise.all(runs.map(async (r) => (await store.readStream(streams.run(r.runId))).at(-1) as RecordedEvent & EventOf<'RunCompleted'>));
+    const completions = await Promise.all(
+      runs.map(async (r) => (await store.readStream(streams.run(r.runId))).at(-1) as RecordedEvent & EventOf<'RunCompleted'>),
+    );
     const outcomes = await Promise.all([...completions, ...completions].map((c) => rememberTurn(store, c)));
     expect(outcomes.every((o) => o === 'stored' || o === 'present')).toBe(true);
-    expect((await turnOfConversation(conversationId)).map((m) => m.messageId).sort()).toEqual(runs.flatMap((r) => [`${r.runId}.answer`, `${r.runId}.user`]).sort());
+    expect((await turnOfConversation(conversationId)).map((m) => m.messageId).sort()).toEqual(
+      runs.flatMap((r) => [`${r.runId}.answer`, `${r.runId}.user`]).sort(),
+    );
   });
 
   it('looks again when another turn lands between its read and its append', async () => {
     const conversationId = `conv-${randomUUID().slice(0, 8)}`;
     const [first, second] = [await storeRun('RunCompleted', conversationId), await storeRun('RunCompleted', conversationId)];
-    const [completedFirst, completedSecond] = await Promise.all([first, second].map(async (r) => (await store.readStream(streams.run(r.runId))).at(-1) as RecordedEvent & EventOf<'RunCompleted'>));
+    const [completedFirst, completedSecond] = await Promise.all(
+      [first, second].map(async (r) => (await store.readStream(streams.run(r.runId))).at(-1) as RecordedEvent & EventOf<'RunCompleted'>),
+    );
     let interleaved = false;
     const racing: EventStore = {
       ...store,
@@ -155,7 +220,12 @@ describe('the run follow-up processor', () => {
     };
     expect(await rememberTurn(racing, completedFirst)).toBe('stored');
     expect(interleaved).toBe(true);
-    expect((await turnOfConversation(conversationId)).map((m) => m.messageId)).toEqual([`${second.runId}.user`, `${second.runId}.answer`, `${first.runId}.user`, `${first.runId}.answer`]);
+    expect((await turnOfConversation(conversationId)).map((m) => m.messageId)).toEqual([
+      `${second.runId}.user`,
+      `${second.runId}.answer`,
+      `${first.runId}.user`,
+      `${first.runId}.answer`,
+    ]);
   });
 
   it('derives uuid-shaped event ids from names, the same each time', () => {
