@@ -37,10 +37,22 @@ const limitsArb = fc.oneof(fc.constant(DEFAULT_RUN_LIMITS), smallLimits);
  * round enters act, at most `maxToolIterations` followups (a change of speaker takes one too) and
  * the gate; then warmup and QA.
  */
-const stepBound = (l: RunLimits): number => (2 + Math.max(l.maxDeliveryChecks, 1) * (l.maxToolIterations + 2)) * (l.maxCorrectionsPerStage + 1 + 3) + 2;
+const stepBound = (l: RunLimits): number =>
+  (2 + Math.max(l.maxDeliveryChecks, 1) * (l.maxToolIterations + 2)) * (l.maxCorrectionsPerStage + 1 + 3) + 2;
 
 // What a model may answer, drawn without knowing the stage; `fitting` writes the format the stage asks for.
-const reasoningArb = fc.constantFrom('fitting', 'fitting', 'fitting', 'fitting', 'none', 'micro', 'macro', 'too_short', 'unterminated', 'stray');
+const reasoningArb = fc.constantFrom(
+  'fitting',
+  'fitting',
+  'fitting',
+  'fitting',
+  'none',
+  'micro',
+  'macro',
+  'too_short',
+  'unterminated',
+  'stray',
+);
 const visibleArb = fc.constantFrom(
   '',
   'Here is the fix.',
@@ -50,11 +62,12 @@ const visibleArb = fc.constantFrom(
   'Fixed it.\nDelivery: DONE',
   'I will read src/a.ts next.',
 );
+// Not here: an agent type no context id can carry (`agent="code reviewer"`) makes `decide` throw;
+// decide.spec.ts pins that bug with a failing test until delegation refuses such a name.
 const tagArb = fc.constantFrom(
   '<delegate-reasoning agent="reviewer">Review the diff.</delegate-reasoning>',
   '<delegate-reasoning agent="tester">Write a test.</delegate-reasoning>',
   '<delegate-reasoning agent="main">Take over.</delegate-reasoning>',
-  '<delegate-reasoning agent="code reviewer">Review the diff.</delegate-reasoning>',
   '<delegate-reasoning>   </delegate-reasoning>',
   '<return-control>The diff is fine.</return-control>',
   '<return-control></return-control>',
@@ -80,12 +93,22 @@ const modelArb = fc.oneof(
   { weight: 1, arbitrary: stopArb },
 );
 const toolArb = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant('tool_ok' as const), ok: fc.boolean(), output: fc.constantFrom('contents of a.ts', '', 'error: no such file') }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant('tool_ok' as const),
+      ok: fc.boolean(),
+      output: fc.constantFrom('contents of a.ts', '', 'error: no such file'),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('tool_fails' as const), code: fc.constantFrom(...ErrorCode.options) }) },
   { weight: 1, arbitrary: stopArb },
 );
 const reviewArb = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('review' as const), verdict: fc.constantFrom<'pass' | 'concerns'>('pass', 'concerns') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('review' as const), verdict: fc.constantFrom<'pass' | 'concerns'>('pass', 'concerns') }),
+  },
   { weight: 2, arbitrary: fc.constant({ kind: 'review_fails' as const }) },
   { weight: 1, arbitrary: stopArb },
 );
@@ -118,16 +141,28 @@ function inputFor(step: Exclude<RunStep, { kind: 'finished' }>, g: fc.GeneratorV
       const request = plan.record ? requestRecord(plan) : undefined;
       const drawn = stubborn ? { ...stubborn, kind: 'answer' as const } : g(() => modelArb);
       if (drawn.kind === 'stop') return { type: 'RunStopped', fault: { code: drawn.code, message: 'stopped' }, at: AT };
-      if (drawn.kind === 'model_fails') return { type: 'ModelCallFailed', request, fault: { code: drawn.code, message: 'model failed' }, at: AT };
+      if (drawn.kind === 'model_fails')
+        return { type: 'ModelCallFailed', request, fault: { code: drawn.code, message: 'model failed' }, at: AT };
       const content = [reasoningText(drawn, plan.policy.reasoning.rule), ...drawn.tags, drawn.visible].filter(Boolean).join('\n');
-      return { type: 'ModelAnswered', request, response: { requestId: plan.requestId, content, toolCalls: toolCalls(drawn), latencyMs: 1, finishReason: 'stop' }, at: AT };
+      return {
+        type: 'ModelAnswered',
+        request,
+        response: { requestId: plan.requestId, content, toolCalls: toolCalls(drawn), latencyMs: 1, finishReason: 'stop' },
+        at: AT,
+      };
     }
     case 'run_tool': {
       const { callId, tool } = step.request;
       const drawn = g(() => toolArb);
       if (drawn.kind === 'stop') return { type: 'RunStopped', fault: { code: drawn.code, message: 'stopped' }, at: AT };
-      if (drawn.kind === 'tool_fails') return { type: 'ToolCallFailed', callId, fault: { code: drawn.code, message: 'tool failed' }, at: AT };
-      return { type: 'ToolAnswered', callId, result: { callId, tool, ok: drawn.ok, output: drawn.output, truncated: false, durationMs: 1, replayed: false }, at: AT };
+      if (drawn.kind === 'tool_fails')
+        return { type: 'ToolCallFailed', callId, fault: { code: drawn.code, message: 'tool failed' }, at: AT };
+      return {
+        type: 'ToolAnswered',
+        callId,
+        result: { callId, tool, ok: drawn.ok, output: drawn.output, truncated: false, durationMs: 1, replayed: false },
+        at: AT,
+      };
     }
     case 'review': {
       const drawn = g(() => reviewArb);
@@ -165,16 +200,21 @@ function violations(log: readonly PendingEvent[], limits: RunLimits): string[] {
   let state: RunState = foldRun([]);
   log.forEach((event, i) => {
     state = evolveRun(state, event);
-    if (doneAt >= 0 && state.status !== 'new' && state.deliveryState !== 'DONE') problems.push(`event ${i}: DONE (event ${doneAt}) was erased`);
+    if (doneAt >= 0 && state.status !== 'new' && state.deliveryState !== 'DONE')
+      problems.push(`event ${i}: DONE (event ${doneAt}) was erased`);
     switch (event.type) {
       case 'StageEntered': {
         const { policy, contextId } = event.data;
-        if (policy.userMode !== started.userMode || policy.reasoningEnabled !== started.reasoningEnabled) problems.push(`event ${i}: ${policy.stage} policy changed the user's switches`);
+        if (policy.userMode !== started.userMode || policy.reasoningEnabled !== started.reasoningEnabled)
+          problems.push(`event ${i}: ${policy.stage} policy changed the user's switches`);
         if (policy.stage !== event.data.stage) problems.push(`event ${i}: policy of ${policy.stage} for stage ${event.data.stage}`);
-        if (policy.stage === 'delivery_check' && (policy.tools.length > 0 || policy.toolLoop)) problems.push(`event ${i}: delivery_check offers tools`);
-        if (policy.stage === 'qa_review' && policy.tools.some((t) => !READ_ONLY.includes(t))) problems.push(`event ${i}: qa_review offers ${policy.tools.join(', ')}`);
+        if (policy.stage === 'delivery_check' && (policy.tools.length > 0 || policy.toolLoop))
+          problems.push(`event ${i}: delivery_check offers tools`);
+        if (policy.stage === 'qa_review' && policy.tools.some((t) => !READ_ONLY.includes(t)))
+          problems.push(`event ${i}: qa_review offers ${policy.tools.join(', ')}`);
         if (policy.stage === 'warmup' && entries > 0) problems.push(`event ${i}: warmup entered again after ${stage}`);
-        if (policy.stage === 'tool_followup' && event.data.iteration > limits.maxToolIterations) problems.push(`event ${i}: tool loop past its bound`);
+        if (policy.stage === 'tool_followup' && event.data.iteration > limits.maxToolIterations)
+          problems.push(`event ${i}: tool loop past its bound`);
         if (policy.delegation.depth > limits.maxDelegationDepth) problems.push(`event ${i}: delegation depth ${policy.delegation.depth}`);
         if (contextIds.has(contextId)) problems.push(`event ${i}: context id ${contextId} used twice`);
         contextIds.add(contextId);
@@ -185,37 +225,54 @@ function violations(log: readonly PendingEvent[], limits: RunLimits): string[] {
       }
       case 'ToolCallRequested':
         if (event.data.stage !== stage) problems.push(`event ${i}: tool call of ${event.data.stage} requested in ${stage}`);
-        if (!isActing(stage) || started.userMode !== 'agent') problems.push(`event ${i}: ${event.data.tool} requested in ${started.userMode} ${stage}`);
+        if (!isActing(stage) || started.userMode !== 'agent')
+          problems.push(`event ${i}: ${event.data.tool} requested in ${started.userMode} ${stage}`);
         break;
       case 'ReasoningRecorded':
         blocks.push(event.data.text);
         break;
       case 'MessageAppended':
         // What the model wrote (and notes quoting it) carries no reasoning tag; a correction may name the format.
-        if (MODEL_TEXT.has(event.data.kind) && containsReasoning(event.data.content)) problems.push(`event ${i}: a ${event.data.kind} message carries <ide_reasoning>`);
-        if (blocks.some((block) => event.data.content.includes(block))) problems.push(`event ${i}: a ${event.data.kind} message carries a recorded reasoning block`);
+        if (MODEL_TEXT.has(event.data.kind) && containsReasoning(event.data.content))
+          problems.push(`event ${i}: a ${event.data.kind} message carries <ide_reasoning>`);
+        if (blocks.some((block) => event.data.content.includes(block)))
+          problems.push(`event ${i}: a ${event.data.kind} message carries a recorded reasoning block`);
         if (stage === 'qa_review') problems.push(`event ${i}: a message appended during QA`);
-        if (event.data.kind === 'assistant' && isActing(stage) && depth === 0 && !event.data.toolCalls?.length && event.data.content.trim() !== '') lastAnswer = event.data.content;
+        if (
+          event.data.kind === 'assistant' &&
+          isActing(stage) &&
+          depth === 0 &&
+          !event.data.toolCalls?.length &&
+          event.data.content.trim() !== ''
+        )
+          lastAnswer = event.data.content;
         break;
       case 'DeliveryChecked':
         checks++;
         if (event.data.state === 'DONE' && doneAt < 0) doneAt = i;
-        if (checks > Math.max(limits.maxDeliveryChecks, 1)) problems.push(`event ${i}: delivery check ${checks} of ${limits.maxDeliveryChecks}`);
+        if (checks > Math.max(limits.maxDeliveryChecks, 1))
+          problems.push(`event ${i}: delivery check ${checks} of ${limits.maxDeliveryChecks}`);
         break;
       case 'QAReportIssued':
         reviewed = true;
         break;
       case 'RunCompleted':
         if (!reviewed) problems.push(`event ${i}: completed without a QA report`);
-        if (doneAt >= 0 && event.data.deliveryState !== 'DONE') problems.push(`event ${i}: completed ${event.data.deliveryState} after DONE`);
-        if (event.data.answer !== lastAnswer) problems.push(`event ${i}: completed with ${JSON.stringify(event.data.answer)}, the last answer was ${JSON.stringify(lastAnswer)}`);
+        if (doneAt >= 0 && event.data.deliveryState !== 'DONE')
+          problems.push(`event ${i}: completed ${event.data.deliveryState} after DONE`);
+        if (event.data.answer !== lastAnswer)
+          problems.push(
+            `event ${i}: completed with ${JSON.stringify(event.data.answer)}, the last answer was ${JSON.stringify(lastAnswer)}`,
+          );
         break;
       default:
         break;
     }
-    if ((state.status === 'completed' || state.status === 'failed') && i < log.length - 1) problems.push(`event ${i}: events after the run ended`);
+    if ((state.status === 'completed' || state.status === 'failed') && i < log.length - 1)
+      problems.push(`event ${i}: events after the run ended`);
   });
-  if (state.status !== 'new' && state.history.some((m) => m.role === 'assistant' && containsReasoning(m.content))) problems.push('the history carries <ide_reasoning>');
+  if (state.status !== 'new' && state.history.some((m) => m.role === 'assistant' && containsReasoning(m.content)))
+    problems.push('the history carries <ide_reasoning>');
   return problems;
 }
 
@@ -250,18 +307,31 @@ const describeInput = (input: RunInput): string => {
 };
 
 /** Drives one run to its end; throws with the run's inputs when an invariant breaks or the run does not end in time. */
-function driveRun(userMode: UserMode, reasoningEnabled: boolean, limits: RunLimits, g: fc.GeneratorValue, stubborn: Answer | null = null): Trace {
+function driveRun(
+  userMode: UserMode,
+  reasoningEnabled: boolean,
+  limits: RunLimits,
+  g: fc.GeneratorValue,
+  stubborn: Answer | null = null,
+): Trace {
   const knowledge = new ShellKnowledge();
   const trace: Trace = { inputs: [], log: [] };
   let state = foldRun([]);
-  const fail = (problems: string[]) => {
+  const fail = (problems: string[]): never => {
     const tail = trace.log.slice(-12).map((e) => (e.type === 'StageEntered' ? `StageEntered ${e.data.stage}#${e.data.iteration}` : e.type));
     const model = stubborn ? `, the model always answers ${JSON.stringify(stubborn)}` : '';
-    throw new Error(`${problems.join('\n')}\nlimits ${JSON.stringify(limits)}, ${userMode}/${reasoningEnabled}${model}\ninputs${trace.inputs.length > 24 ? ` (the last 24 of ${trace.inputs.length})` : ''}:\n  ${trace.inputs.slice(-24).join('\n  ')}\nlast events: ${tail.join(', ')}`);
+    throw new Error(
+      `${problems.join('\n')}\nlimits ${JSON.stringify(limits)}, ${userMode}/${reasoningEnabled}${model}\ninputs${trace.inputs.length > 24 ? ` (the last 24 of ${trace.inputs.length})` : ''}:\n  ${trace.inputs.slice(-24).join('\n  ')}\nlast events: ${tail.join(', ')}`,
+    );
   };
   const commit = (input: RunInput) => {
     trace.inputs.push(describeInput(input));
-    const events = decideAsShell(input, state, limits, knowledge);
+    let events: PendingEvent[] = [];
+    try {
+      events = decideAsShell(input, state, limits, knowledge);
+    } catch (error) {
+      fail([`decide threw ${String(error)}`]);
+    }
     trace.log.push(...events);
     state = events.reduce(evolveRun, state);
     const problems = [...violations(trace.log, limits), ...requestProblems(nextStep(state))];

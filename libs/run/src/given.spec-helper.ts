@@ -1,4 +1,15 @@
-import { DelegationState, ErrorCode, EventData, EventType, QAReport, Stage, StagePolicy, StagecraftError, ToolCall, UserMode } from '@stagecraft/contracts';
+import {
+  DelegationState,
+  ErrorCode,
+  EventData,
+  EventType,
+  QAReport,
+  Stage,
+  StagePolicy,
+  StagecraftError,
+  ToolCall,
+  UserMode,
+} from '@stagecraft/contracts';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { decide } from './decide';
 import { evolveRun, foldRun } from './evolve';
@@ -67,7 +78,11 @@ export function decideAsShell(input: RunInput, state: RunState, limits: RunLimit
 /** An input, or how the shell would build it from the state it acts on (request ids, open call ids). */
 export type When = RunInput | ((state: RunState) => RunInput);
 
-type DeepPartial<T> = T extends readonly (infer U)[] ? readonly DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+type DeepPartial<T> = T extends readonly (infer U)[]
+  ? readonly DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
 /** An expected event: its type, and the data that matters (compared like `toMatchObject`). */
 export type Expected = { [T in EventType]: { type: T; data?: DeepPartial<EventData<T>> } }[EventType];
 export const like = <T extends EventType>(type: T, data?: DeepPartial<EventData<T>>): Expected => ({ type, data }) as Expected;
@@ -185,14 +200,24 @@ export const reply =
   (state) => {
     const plan = modelPlan(state);
     const request = plan.record ? requestRecord(plan) : undefined;
-    return { type: 'ModelAnswered', request, response: { requestId: plan.requestId, content, toolCalls, latencyMs: 1, finishReason: 'stop' }, at: AT };
+    return {
+      type: 'ModelAnswered',
+      request,
+      response: { requestId: plan.requestId, content, toolCalls, latencyMs: 1, finishReason: 'stop' },
+      at: AT,
+    };
   };
 
 export const modelFails =
   (code: ErrorCode = 'UNAVAILABLE'): When =>
   (state) => {
     const plan = modelPlan(state);
-    return { type: 'ModelCallFailed', request: plan.record ? requestRecord(plan) : undefined, fault: { code, message: 'the model is down' }, at: AT };
+    return {
+      type: 'ModelCallFailed',
+      request: plan.record ? requestRecord(plan) : undefined,
+      fault: { code, message: 'the model is down' },
+      at: AT,
+    };
   };
 
 /** A tool call as the model writes it; `args` as raw text when it is a string. */
@@ -223,13 +248,25 @@ export const toolFails =
 
 export const PASS: QAReport = { verdict: 'pass', summary: 'looks right', findings: [] };
 export const reviewed = (report: QAReport = PASS): RunInput => ({ type: 'ReviewReturned', report, modelCalls: [], at: AT });
-export const reviewFails = (message = 'qa is down'): RunInput => ({ type: 'ReviewFailed', fault: { code: 'UNAVAILABLE', message }, at: AT });
-export const stopped = (code: ErrorCode = 'INTERNAL'): RunInput => ({ type: 'RunStopped', fault: { code, message: 'the shell gave up' }, at: AT });
+export const reviewFails = (message = 'qa is down'): RunInput => ({
+  type: 'ReviewFailed',
+  fault: { code: 'UNAVAILABLE', message },
+  at: AT,
+});
+export const stopped = (code: ErrorCode = 'INTERNAL'): RunInput => ({
+  type: 'RunStopped',
+  fault: { code, message: 'the shell gave up' },
+  at: AT,
+});
 export const resumed = (): RunInput => ({ type: 'RunResumed', at: AT });
 
 // Replies, as a model writes them.
 
-export const micro = ({ delivery = 'NEEDS_WORK', next = 'read src/a.ts' }: { delivery?: 'DONE' | 'NEEDS_WORK'; next?: string } = {}): string =>
+export const micro = ({
+  delivery = 'NEEDS_WORK',
+  next = 'read src/a.ts',
+}: { delivery?: 'DONE' | 'NEEDS_WORK'; next?: string } = {}): string =>
   `<ide_reasoning>\n- Plan delta: look at the test\n- Next action: ${next}\n- Known risks: none\n- Delivery: ${delivery}\n</ide_reasoning>`;
 
-export const MACRO = '<ide_reasoning>\n## Analyze\nthe test fails\n## Research\nread src/a.ts\n## Plan\nfix the bound\n## Reflect\nsmall change\n## Action\nread src/a.ts\n## Delivery\nNEEDS_WORK\n</ide_reasoning>';
+export const MACRO =
+  '<ide_reasoning>\n## Analyze\nthe test fails\n## Research\nread src/a.ts\n## Plan\nfix the bound\n## Reflect\nsmall change\n## Action\nread src/a.ts\n## Delivery\nNEEDS_WORK\n</ide_reasoning>';

@@ -24,8 +24,14 @@ export interface ProcessorFailure {
 }
 
 export interface ProcessorOptions {
-  /** Handled events between two checkpoint saves while catching up (default 100); it is also saved whenever nothing is ready. */
+  /** Handled events between two checkpoint saves (default 100). */
   batchSize?: number;
+  /**
+   * How long the log must stay quiet before the checkpoint is saved (default 250 ms). A save is a
+   * write of its own: saving after every commit would double a run's writes, and a checkpoint that
+   * is behind only costs repeats (which every effect here tolerates) after a crash.
+   */
+  idleSaveMs?: number;
   /** Backoff of a failing `handle` or subscription: doubles from `initialMs` (100) up to `maxMs` (30 000). */
   retry?: { initialMs?: number; maxMs?: number };
   onError?: (failure: ProcessorFailure) => void;
@@ -62,6 +68,7 @@ export async function startProcessor(
   options: ProcessorOptions = {},
 ): Promise<RunningProcessor> {
   const batchSize = Math.max(1, options.batchSize ?? 100);
+  const idleSaveMs = Math.max(0, options.idleSaveMs ?? 250);
   const backoff = (attempt: number) => Math.min(options.retry?.maxMs ?? 30_000, (options.retry?.initialMs ?? 100) * 2 ** (attempt - 1));
   const selects = selector(processor.handles);
   const saved = await checkpoints.load<unknown>(processor.name);
@@ -135,7 +142,7 @@ export async function startProcessor(
     for (;;) {
       if (await nothingReady(next)) {
         markCaughtUp();
-        if (unsavedHandled > 0) await save();
+        if (unsavedHandled > 0 && !(await arrivesWithin(next, idleSaveMs))) await save();
       }
       const result = await next;
       if (result.done || stopping) return;
@@ -202,6 +209,19 @@ function selector(handles: Processor['handles']): (event: RecordedEvent) => bool
   if (typeof handles === 'function') return handles;
   const types = new Set(handles);
   return (event) => types.has(event.type);
+}
+
+/** True when `next` settles within `ms`. */
+async function arrivesWithin(next: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([next.then(() => true), quiet]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** True when `next` is still pending after everything already queued has run. */

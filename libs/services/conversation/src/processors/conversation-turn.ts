@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { EventOf, StagecraftEvent, runEvents, streams } from '@stagecraft/contracts';
+import { EventOf, runEvents, streams } from '@stagecraft/contracts';
+import { runIds } from '@stagecraft/run';
 import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents } from '@stagecraft/event-store';
 
 /**
@@ -30,13 +31,13 @@ export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent 
   const turn: EventOf<'MessageAppended'>[] = [
     {
       type: 'MessageAppended',
-      data: { messageId: `${runId}.user`, role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' },
+      data: { messageId: runIds.turnUser(runId), role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' },
       metadata,
     },
     {
       type: 'MessageAppended',
       data: {
-        messageId: `${runId}.answer`,
+        messageId: runIds.turnAnswer(runId),
         role: 'assistant',
         content: completed.data.answer,
         instructions: [],
@@ -64,11 +65,11 @@ export async function rememberTurn(
   if (started?.type !== 'RunStarted') return 'no_run';
   const turn = turnOf(started, completed);
   const stream = streams.conversation(started.data.conversationId);
-  const userMessageId = `${started.data.runId}.user`;
+  const userMessageId = runIds.turnUser(started.data.runId);
   for (;;) {
     // Read whole, not through the family: the expected revision must count every event in the stream.
-    const held = (await store.readStream(stream)) as unknown as (RecordedEvent & StagecraftEvent)[];
-    if (held.some((e) => e.id === turn[0].id || (e.type === 'MessageAppended' && e.data.messageId === userMessageId))) return 'present';
+    const held = await store.readStream(stream);
+    if (held.some((e) => e.id === turn[0].id || (e.type === 'MessageAppended' && (e.data as { messageId?: unknown }).messageId === userMessageId))) return 'present';
     try {
       // `stored` also when the store recognised these ids as a retry of its own: still one turn.
       await store.appendToStream(stream, turn, { expectedRevision: held.length > 0 ? held[held.length - 1].revision : 'no_stream' });
