@@ -369,7 +369,7 @@ describe('the run decider over whole random runs', () => {
     );
   });
 
-  it('reaches every stage and both endings', () => {
+  it('reaches every stage, both endings and every kind of refusal and correction', () => {
     const seen = new Set<string>();
     fc.assert(
       fc.property(fc.constantFrom(...SWITCHES), limitsArb, fc.gen(), ([userMode, reasoningEnabled], limits, g) => {
@@ -379,6 +379,9 @@ describe('the run decider over whole random runs', () => {
           if (e.type === 'RunCompleted' || e.type === 'RunFailed' || e.type === 'ToolCallRequested') seen.add(e.type);
           if (e.type === 'InstructionIssued' && e.data.accepted) seen.add(e.data.instruction.kind);
           if (e.type === 'DeliveryChecked') seen.add(`delivery ${e.data.state}`);
+          if (e.type === 'ToolCallRejected') seen.add(e.type);
+          if (e.type === 'MessageAppended' && e.data.kind === 'correction') seen.add('correction');
+          if (e.type === 'InstructionIssued' && !e.data.accepted) seen.add('refused instruction');
         }
       }),
       { numRuns: 200, seed: 42 },
@@ -390,8 +393,11 @@ describe('the run decider over whole random runs', () => {
         'ReturnControl',
         'RunCompleted',
         'RunFailed',
+        'ToolCallRejected',
         'ToolCallRequested',
         'act',
+        'correction',
+        'refused instruction',
         'delivery DONE',
         'delivery NEEDS_WORK',
         'delivery_check',

@@ -185,8 +185,8 @@ describe('a conversation process killed in the middle of a run', () => {
         }),
     );
     // Killed with the call open on the run: the restarted driver had to execute it again.
-    expect(before.filter((t) => t === 'ToolExecutionStarted')).toHaveLength(1);
-    expect(before).not.toContain('ToolExecutionFinished');
+    expect(before.filter((t) => t === 'ToolCallRequested')).toHaveLength(1);
+    expect(before).not.toContain('ToolCallCompleted');
     await expectEachToolOnce(stored);
     const output = stored.find((e) => e.type === 'ToolCallCompleted' && e.data.tool === 'run_command');
     expect(output).toMatchObject({ data: { ok: true } });
