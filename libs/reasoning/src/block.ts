@@ -48,6 +48,13 @@ export function containsReasoning(text: string): boolean {
  * tags too, and the whitespace left where a block was folded into one paragraph break.
  */
 export function stripReasoning(text: string): string {
+  // Removing one tag can join the text around it into another (`<ide_</ide_reasoning>reasoning>`): strip until none is left.
+  let stripped = stripOnce(text);
+  while (containsReasoning(stripped)) stripped = stripOnce(stripped);
+  return stripped;
+}
+
+function stripOnce(text: string): string {
   const parts: string[] = [];
   let from = 0;
   for (const block of findBlocks(text)) {

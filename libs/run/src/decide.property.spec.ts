@@ -62,9 +62,8 @@ const visibleArb = fc.constantFrom(
   'Fixed it.\nDelivery: DONE',
   'I will read src/a.ts next.',
 );
-// Not here: an agent type no context id can carry (`agent="code reviewer"`) makes `decide` throw;
-// decide.spec.ts pins that bug with a failing test until delegation refuses such a name.
 const tagArb = fc.constantFrom(
+  '<delegate-reasoning agent="code reviewer">Names no context id can carry are refused.</delegate-reasoning>',
   '<delegate-reasoning agent="reviewer">Review the diff.</delegate-reasoning>',
   '<delegate-reasoning agent="tester">Write a test.</delegate-reasoning>',
   '<delegate-reasoning agent="main">Take over.</delegate-reasoning>',

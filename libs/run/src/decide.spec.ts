@@ -1,5 +1,6 @@
 import { ErrorCode, StagePolicy, UserMode } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
+import { containsReasoning } from '@stagecraft/reasoning';
 import { decide } from './decide';
 import {
   AT,
@@ -387,6 +388,42 @@ describe('decide: recovery', () => {
   });
 });
 
+describe('decide: reasoning never re-enters', () => {
+  it('keeps reasoning the user did not ask for out of the message, unrecorded', () => {
+    plain
+      .when(reply(`${micro()}\nFixed.`))
+      .then(
+        like('ModelRequested'),
+        like('ModelResponded'),
+        like('MessageAppended', { role: 'assistant', content: 'Fixed.' }),
+        like('StageEntered', { stage: 'delivery_check' }),
+      );
+  });
+
+  it('keeps a reply whose reasoning block is never closed out of the history', () => {
+    const { state } = plain
+      .after(reply('Fixed.'))
+      .when(reply('Delivery: DONE\n<ide_reasoning>\n- Plan delta: a'))
+      .then(
+        like('ModelRequested'),
+        like('ModelResponded'),
+        like('MessageAppended', { content: 'Delivery: DONE' }),
+        like('DeliveryChecked', { state: 'DONE' }),
+        like('StageEntered', { stage: 'qa_review' }),
+      );
+    expect(state.status !== 'new' && state.history.some((m) => containsReasoning(m.content))).toBe(false);
+  });
+
+  // Stripping one tag can join the text around it into another: `<ide_</ide_reasoning>reasoning>` becomes
+  // `<ide_reasoning>`, an unterminated block, so nothing visible is left and the reply is corrected as empty.
+  it('keeps a tag hidden around a stray closing tag out of the history', () => {
+    const { events } = plain
+      .when(reply('<ide_</ide_reasoning>reasoning>\nFixed.'))
+      .then(like('ModelRequested'), like('ModelResponded'), like('MessageAppended', { role: 'user', kind: 'correction' }));
+    expect(events.filter((e) => e.type === 'MessageAppended' && containsReasoning(e.data.content))).toEqual([]);
+  });
+});
+
 describe('decide: tools', () => {
   const refusal = (code: string) =>
     like('MessageAppended', { role: 'tool', kind: 'tool_result', content: expect.stringMatching(new RegExp(`^tool_error: ${code}\\n`)) });
@@ -639,9 +676,8 @@ describe('decide: delegation', () => {
       );
   });
 
-  // Known bug: the agent type names a context id segment, so a name with a space makes `enter` throw
-  // (VALIDATION "invalid context id parts") instead of the delegation being refused. Flip to `it` once fixed.
-  it.failing('refuses a delegation to an agent type that no context id can carry', () => {
+  // The agent type names a segment of every context id its agent writes: a name no id can carry is refused.
+  it('refuses a delegation to an agent type that no context id can carry', () => {
     plain
       .when(reply('<delegate-reasoning agent="code reviewer">Review the diff.</delegate-reasoning>'))
       .then(

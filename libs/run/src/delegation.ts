@@ -1,4 +1,4 @@
-import { DelegateReasoning } from '@stagecraft/contracts';
+import { AgentType, DelegateReasoning } from '@stagecraft/contracts';
 import { RunLimits } from './limits';
 import { PendingEvent, pending } from './pending-event';
 import { Delegation } from './state';
@@ -39,7 +39,8 @@ export function applyInstructions(active: readonly Delegation[], requested: Requ
       events.push(pending('InstructionIssued', { instruction: recorded, accepted: false, reason }));
       notes.push(`Delegation to ${r.agentType} refused: ${reason}. Continue without it.`);
     };
-    if (r.agentPrompt.trim() === '' || r.agentPrompt.length > 50_000) refuse('the specialist prompt must be 1 to 50,000 characters');
+    if (!AgentType.safeParse(r.agentType).success) refuse('the agent type must be a name a context id can carry (letters, digits, . _ : -; at most 128 characters)');
+    else if (r.agentPrompt.trim() === '' || r.agentPrompt.length > 50_000) refuse('the specialist prompt must be 1 to 50,000 characters');
     else if (stack.length >= limits.maxDelegationDepth) refuse(`delegation depth limit ${limits.maxDelegationDepth} reached (${chain.join(' → ')})`);
     else if (chain.includes(r.agentType)) refuse(`delegation loop ${[...chain, r.agentType].join(' → ')}`);
     else {
