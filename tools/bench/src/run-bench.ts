@@ -190,17 +190,19 @@ function accountedFor(events: RecordedEvent[]): Pick<Sample, 'modelMs' | 'toolMs
   return { modelMs, toolMs, stages };
 }
 
-// The observer only needs to see the end: it reads the type at the head of each message rather than
-// parsing every event, so the bench's own listener adds next to nothing to the run it measures.
-const ENDED = ['{"type":"RunCompleted"', '{"type":"RunFailed"'];
+// The observer only needs to see the end: it reads the type near the head of each message (after the
+// stored event's id and position, before its data) rather than parsing every event, so the bench's own
+// listener adds next to nothing to the run it measures.
+const HEAD_TYPE = /"type":"(RunCompleted|RunFailed)"/;
+const endOf = (body: string): string | undefined => HEAD_TYPE.exec(body.slice(0, 160))?.[1];
 
 async function runOnce(d: Deployment, project: string): Promise<Sample> {
   const runId = `bench-${randomUUID().slice(0, 8)}`;
   let subscription: BusSubscription | undefined;
   const ended = new Promise<boolean>((resolve) => {
     subscription = d.bus.subscribe(withPrefix(d.prefix, publishContracts['run.events'].subject(runId)), (m) => {
-      if (m.body.startsWith(ENDED[0])) resolve(true);
-      else if (m.body.startsWith(ENDED[1])) resolve(false);
+      const end = endOf(m.body);
+      if (end) resolve(end === 'RunCompleted');
     });
   });
   await d.bus.flush();
