@@ -2,7 +2,18 @@ import nx from '@nx/eslint-plugin';
 import tsParser from '@typescript-eslint/parser';
 import tseslint from 'typescript-eslint';
 
-const domainBans = ['@nestjs/*', '@nats-io/*', '@kurrent/*', 'node:sqlite', 'node:child_process', 'node:net', 'node:http', 'openai', 'pino', 'testcontainers'];
+const domainBans = [
+  '@nestjs/*',
+  '@nats-io/*',
+  '@kurrent/*',
+  'node:sqlite',
+  'node:child_process',
+  'node:net',
+  'node:http',
+  'openai',
+  'pino',
+  'testcontainers',
+];
 
 /** Which layers each layer may import (see docs/architecture.md). Tests may also use the testing lib. */
 function boundaries({ forTests }) {

@@ -18,8 +18,23 @@ const base = {
 module.exports = {
   testTimeout: 30000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'], testPathIgnorePatterns: [...base.testPathIgnorePatterns, '\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$'] },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.int.spec.ts'], globalSetup: '<rootDir>/tools/jest/global-setup.cjs' },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.e2e.spec.ts'], globalSetup: '<rootDir>/tools/jest/global-setup.cjs' },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'],
+      testPathIgnorePatterns: [...base.testPathIgnorePatterns, '\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$'],
+    },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,apps,tools}/**/*.int.spec.ts'],
+      globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
+    },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/{libs,apps,tools}/**/*.e2e.spec.ts'],
+      globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
+    },
   ],
 };

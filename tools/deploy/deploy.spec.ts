@@ -123,8 +123,7 @@ describe('kustomizations', () => {
 describe('kubernetes base', () => {
   const objects = kustomizationObjects(join(k8sRoot, 'base'));
   const ofKind = (kind: string) => objects.filter((o) => o['kind'] === kind);
-  const forApp = (kind: string, app: string) =>
-    ofKind(kind).filter((o) => o['metadata']['labels']?.['app.kubernetes.io/name'] === app);
+  const forApp = (kind: string, app: string) => ofKind(kind).filter((o) => o['metadata']['labels']?.['app.kubernetes.io/name'] === app);
   const config = ofKind('ConfigMap').find((c) => c['metadata']['name'] === 'stagecraft-config');
 
   function deploymentOf(app: string) {
@@ -260,12 +259,19 @@ describe('Dockerfile', () => {
 
   it('runs the final stage as a non-root user in production mode', () => {
     expect(['root', '0', '']).not.toContain(stageUser(final));
-    const env = final.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+    const env = final.instructions
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/NODE_ENV=production/);
   });
 
   it('installs and compiles in an earlier stage, not in the runtime image', () => {
-    const runs = (stage: (typeof stages)[number]) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args).join('\n');
+    const runs = (stage: (typeof stages)[number]) =>
+      stage.instructions
+        .filter((i) => i.keyword === 'RUN')
+        .map((i) => i.args)
+        .join('\n');
     const earlier = stages.slice(0, -1).map(runs).join('\n');
     expect(earlier).toMatch(/npm install/);
     expect(earlier).toMatch(/npm run build/);

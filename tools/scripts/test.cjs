@@ -15,7 +15,10 @@ rmSync(notRunFile, { force: true });
 
 const jest = require.resolve('jest/bin/jest');
 const args = [jest, '--json', `--outputFile=${reportFile}`, ...process.argv.slice(2)];
-const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings=ExperimentalWarning`.trim() };
+const env = {
+  ...process.env,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings=ExperimentalWarning`.trim(),
+};
 const run = spawnSync(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
 
 if (!existsSync(reportFile)) {

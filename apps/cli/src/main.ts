@@ -11,7 +11,9 @@ import { showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
 
-const program = new Command('stagecraft').description('Stagecraft: staged, event-sourced agentic coding conversations').showHelpAfterError();
+const program = new Command('stagecraft')
+  .description('Stagecraft: staged, event-sourced agentic coding conversations')
+  .showHelpAfterError();
 
 const natsOption = () => new Option('--nats-url <url>', 'NATS server(s) of a distributed system (or NATS_URL)');
 const storeOption = () => new Option('--store <url>', 'event store: sqlite:PATH | memory: | kurrentdb://… (or STAGECRAFT_STORE)');
@@ -35,7 +37,9 @@ program
       env: process.env,
     });
     const names = host.running.services.map((s) => s.name).join(', ');
-    process.stdout.write(`stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${config.natsUrl})` : ''}, store ${config.store}\n`);
+    process.stdout.write(
+      `stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${config.natsUrl})` : ''}, store ${config.store}\n`,
+    );
     const stop = async () => {
       await host.close();
       process.exit(0);
@@ -54,7 +58,15 @@ program
   .action(async (flags: { natsUrl?: string; store?: string; timeout: number; json?: boolean }) => {
     const config = cliConfig(flags);
     // Without a NATS URL the command answers for the embedded system: all six services in this process.
-    const host = config.natsUrl ? null : await startHost({ definitions: allServices({ resume: false }), transport: 'inproc', store: config.store, config, env: process.env });
+    const host = config.natsUrl
+      ? null
+      : await startHost({
+          definitions: allServices({ resume: false }),
+          transport: 'inproc',
+          store: config.store,
+          config,
+          env: process.env,
+        });
     const bus = host ? host.ports.bus : await connectNatsBus(config.natsUrl as string, 'stagecraft-cli');
     const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: flags.timeout });
     const rows = await checkHealth(requester, flags.timeout);

@@ -14,7 +14,10 @@ export function cliConfig(flags: { natsUrl?: string; store?: string; prefix?: st
 }
 
 export function parseServices(value: string): ServiceName[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SERVICE_NAMES as string[]).includes(n));
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown service(s) ${unknown.join(', ')}; known: ${SERVICE_NAMES.join(', ')}`);
   return names as ServiceName[];

@@ -1,7 +1,6 @@
 import { prng } from '@stagecraft/testing';
 import { formatContextId, parseContextId } from './context-id';
 
-
 const FIRST = 'ABCXYZabcxyz0189';
 const REST = `${FIRST}._:-`;
 const SEED = 20_260_119;
@@ -16,7 +15,12 @@ describe('context ids over random parts', () => {
     const iso = new Date(Date.UTC(1970 + int(130), 0, 1) + int(365 * 24 * 3600 * 1000)).toISOString();
     return [iso, iso.replace(/\.\d{3}Z$/, 'Z'), iso.replace(/Z$/, '456Z')][int(3)];
   };
-  const samples = Array.from({ length: RUNS }, () => ({ workflowRunId: segment(), agentType: segment(), sequence: sequence(), timestamp: timestamp() }));
+  const samples = Array.from({ length: RUNS }, () => ({
+    workflowRunId: segment(),
+    agentType: segment(),
+    sequence: sequence(),
+    timestamp: timestamp(),
+  }));
 
   it('draws long and short segments, small and huge sequences, and three timestamp precisions', () => {
     expect(new Set(samples.map((s) => String(s.sequence).length)).size).toBeGreaterThan(5);
@@ -33,7 +37,9 @@ describe('context ids over random parts', () => {
   });
 
   it('orders ids of one run and agent type by sequence when the sequence has the same width', () => {
-    const ids = Array.from({ length: 999 }, (_, i) => formatContextId({ workflowRunId: 'wf', agentType: 'main', sequence: i + 1, timestamp: '2026-01-19T10:30:00Z' }));
+    const ids = Array.from({ length: 999 }, (_, i) =>
+      formatContextId({ workflowRunId: 'wf', agentType: 'main', sequence: i + 1, timestamp: '2026-01-19T10:30:00Z' }),
+    );
     expect([...ids].sort()).toEqual(ids);
   });
 });

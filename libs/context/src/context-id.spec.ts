@@ -33,7 +33,9 @@ describe('formatContextId / parseContextId', () => {
     ['an impossible date', 'wf/main/001/2026-02-30T10:30:00Z'],
     ['a date without time', 'wf/main/001/2026-01-19'],
   ])('rejects %s with VALIDATION', (_what, id) => {
-    expect(() => parseContextId(id)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: `malformed context id ${JSON.stringify(id)}` }));
+    expect(() => parseContextId(id)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', message: `malformed context id ${JSON.stringify(id)}` }),
+    );
     expect(ContextIdString.safeParse(id).success).toBe(false);
   });
 

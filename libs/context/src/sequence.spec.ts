@@ -8,7 +8,9 @@ describe('nextSequence', () => {
       state = next.state;
       return next.sequence;
     };
-    expect([take('wf-1', 'main'), take('wf-1', 'main'), take('wf-1', 'qa-reviewer'), take('wf-2', 'main'), take('wf-1', 'main')]).toEqual([1, 2, 1, 1, 3]);
+    expect([take('wf-1', 'main'), take('wf-1', 'main'), take('wf-1', 'qa-reviewer'), take('wf-2', 'main'), take('wf-1', 'main')]).toEqual([
+      1, 2, 1, 1, 3,
+    ]);
     expect(state).toEqual({ 'wf-1': { main: 3, 'qa-reviewer': 1 }, 'wf-2': { main: 1 } });
   });
 

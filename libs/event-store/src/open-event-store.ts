@@ -5,10 +5,7 @@ import { createMemoryEventStore } from './memory/memory-event-store';
 import { createSqliteEventStore } from './sqlite/sqlite-event-store';
 import type { EventStore } from './port';
 
-export type EventStoreLocation =
-  | { kind: 'memory' }
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'kurrentdb'; connectionString: string };
+export type EventStoreLocation = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'kurrentdb'; connectionString: string };
 
 /** `memory:`, `sqlite:PATH` (also `sqlite:///abs/path`), `kurrentdb://…` or `esdb://…`. */
 export function parseEventStoreUrl(url: string): EventStoreLocation {

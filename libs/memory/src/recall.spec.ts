@@ -1,7 +1,13 @@
 import { Memory } from '@stagecraft/contracts';
 import { recallMemories } from './recall';
 
-const memory = (memoryId: string, content: string, tier: Memory['tier'] = 'project', tags: string[] = []): Memory => ({ memoryId, scope: 's', tier, content, tags });
+const memory = (memoryId: string, content: string, tier: Memory['tier'] = 'project', tags: string[] = []): Memory => ({
+  memoryId,
+  scope: 's',
+  tier,
+  content,
+  tags,
+});
 
 describe('recallMemories', () => {
   const memories = [

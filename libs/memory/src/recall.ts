@@ -6,7 +6,11 @@ const tokenize = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{
  * Scores memories by the share of query terms they contain (tags count as content).
  * Deterministic: equal scores keep the order in which the memories were retained.
  */
-export function recallMemories(memories: readonly Memory[], query: string, options: { limit: number; tier?: MemoryTier }): (Memory & { score: number })[] {
+export function recallMemories(
+  memories: readonly Memory[],
+  query: string,
+  options: { limit: number; tier?: MemoryTier },
+): (Memory & { score: number })[] {
   const terms = [...new Set(tokenize(query))];
   if (terms.length === 0) return [];
   return memories

@@ -17,13 +17,19 @@ export function faultReporter(onError: ((fault: BusFault) => void) | undefined):
 }
 
 /** The body a failed request gets when its responder could not give one: the envelope `serveRequests` sends. */
-export const failureBody = (error: unknown): string => JSON.stringify({ ok: false, error: toErrorReply(error) } satisfies ReplyEnvelope<never>);
+export const failureBody = (error: unknown): string =>
+  JSON.stringify({ ok: false, error: toErrorReply(error) } satisfies ReplyEnvelope<never>);
 
 /**
  * Runs a responder to a reply this transport can carry. Never rejects: a responder that fails answers
  * `INTERNAL`, a reply over `maxPayload` becomes a small `LIMIT_EXCEEDED` one, and both are reported.
  */
-export async function answer(responder: BusResponder, message: BusMessage, maxPayload: number, report: ReportFault): Promise<{ body: string; headers?: Headers }> {
+export async function answer(
+  responder: BusResponder,
+  message: BusMessage,
+  maxPayload: number,
+  report: ReportFault,
+): Promise<{ body: string; headers?: Headers }> {
   try {
     const reply = await responder(message);
     const bytes = wireBytes(reply.body, reply.headers);

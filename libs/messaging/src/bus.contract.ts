@@ -119,7 +119,11 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
 
       it('round-trips a valid request and carries the correlation id to the handler', async () => {
         let correlation = '';
-        serveRequests(peer, { 'policy.decide': async (_r, ctx) => ((correlation = ctx.correlationId), policyReply) }, { prefix, queue: 'policy', newId });
+        serveRequests(
+          peer,
+          { 'policy.decide': async (_r, ctx) => ((correlation = ctx.correlationId), policyReply) },
+          { prefix, queue: 'policy', newId },
+        );
         await peer.flush();
         const client = createRequester(bus, { prefix, newId });
         const reply = await client.request('policy.decide', decideRequest, { correlationId: 'corr-42' });
@@ -140,14 +144,20 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         );
         await peer.flush();
         const client = createRequester(bus, { prefix, newId });
-        await expect(client.request('conversation.run.get', { runId: 'r9' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no run r9' });
+        await expect(client.request('conversation.run.get', { runId: 'r9' })).rejects.toMatchObject({
+          code: 'NOT_FOUND',
+          message: 'no run r9',
+        });
         await expect(client.request('policy.decide', decideRequest)).rejects.toMatchObject({ code: 'INTERNAL' });
       });
 
       it('echoes the correlation id header on the reply', async () => {
         serveRequests(peer, { 'policy.decide': async () => policyReply }, { prefix, queue: 'q', newId });
         await peer.flush();
-        const reply = await bus.request('test.policy.decide', JSON.stringify(decideRequest), { headers: { [HEADER.correlationId]: 'c-1' }, timeoutMs: 2000 });
+        const reply = await bus.request('test.policy.decide', JSON.stringify(decideRequest), {
+          headers: { [HEADER.correlationId]: 'c-1' },
+          timeoutMs: 2000,
+        });
         expect(reply.headers[HEADER.correlationId]).toBe('c-1');
       });
 
@@ -192,11 +202,27 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
           .request('conversation.run.get', { runId: 'amplified' })
           .catch((e: StagecraftError) => e.toReply());
         expect(relayed).toEqual(error);
-        await expect(createRequester(bus, { prefix, newId }).request('conversation.run.get', { runId: 'r1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+        await expect(createRequester(bus, { prefix, newId }).request('conversation.run.get', { runId: 'r1' })).rejects.toMatchObject({
+          code: 'NOT_FOUND',
+        });
       });
 
       it('bounds one huge issue: every key of a strict request named in one message', async () => {
-        serveRequests(peer, { 'policy.health': async () => ({ service: 'policy', status: 'ok', version: '0', pid: 1, uptimeMs: 0, transport: bus.kind, store: null }) }, { prefix, queue: 'policy', newId });
+        serveRequests(
+          peer,
+          {
+            'policy.health': async () => ({
+              service: 'policy',
+              status: 'ok',
+              version: '0',
+              pid: 1,
+              uptimeMs: 0,
+              transport: bus.kind,
+              store: null,
+            }),
+          },
+          { prefix, queue: 'policy', newId },
+        );
         await peer.flush();
         const keys = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`unexpected-key-${i}`, 1]));
         const reply = await bus.request('test.policy.health', JSON.stringify(keys), { timeoutMs: 5000 });
@@ -215,7 +241,9 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         const reply = await bus.request('big', 'huge please', { timeoutMs: 5000 });
         const { ok, error } = envelopeOf(reply.body);
         expect({ ok, code: error?.code }).toEqual({ ok: false, code: 'LIMIT_EXCEEDED' });
-        expect(error?.message).toBe(`the reply on big is ${(peer.maxPayload + 1).toLocaleString('en-US')} bytes, over the transport's limit of ${peer.maxPayload.toLocaleString('en-US')}`);
+        expect(error?.message).toBe(
+          `the reply on big is ${(peer.maxPayload + 1).toLocaleString('en-US')} bytes, over the transport's limit of ${peer.maxPayload.toLocaleString('en-US')}`,
+        );
         expect((await bus.request('big', 'small', { timeoutMs: 5000 })).body).toBe('fine');
         expect(calls).toBe(2);
         expect(faults.map((f) => [f.during, f.subject, (f.error as StagecraftError).code])).toEqual([['reply', 'big', 'LIMIT_EXCEEDED']]);
@@ -228,7 +256,10 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         const headers = { 'x-a': 'b' };
         const fits = 'x'.repeat(bus.maxPayload - wireBytes('', headers));
         expect((await bus.request('sink', fits, { headers, timeoutMs: 5000 })).body).toBe('ok');
-        await expect(bus.request('sink', `${fits}x`, { headers, timeoutMs: 5000 })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', name: 'PayloadTooLargeError' });
+        await expect(bus.request('sink', `${fits}x`, { headers, timeoutMs: 5000 })).rejects.toMatchObject({
+          code: 'LIMIT_EXCEEDED',
+          name: 'PayloadTooLargeError',
+        });
         expect(calls).toBe(1);
       });
 
@@ -241,7 +272,11 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
           throw new StagecraftError('CONFLICT', 'thrown before any promise');
         });
         await peer.flush();
-        expect(envelopeOf((await bus.request('fragile', 'reject', { timeoutMs: 5000 })).body).error).toEqual({ code: 'INTERNAL', message: 'responder broke', issues: [] });
+        expect(envelopeOf((await bus.request('fragile', 'reject', { timeoutMs: 5000 })).body).error).toEqual({
+          code: 'INTERNAL',
+          message: 'responder broke',
+          issues: [],
+        });
         expect(envelopeOf((await bus.request('sync-throw', '', { timeoutMs: 5000 })).body).error).toMatchObject({ code: 'CONFLICT' });
         expect((await bus.request('fragile', 'again', { timeoutMs: 5000 })).body).toBe('fine');
         expect(faults.map((f) => [f.during, f.subject])).toEqual([
@@ -296,12 +331,19 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         expect(seen.map((e) => (e.type === 'ModelResponded' ? e.data.content.slice(0, 6) : e.type))).toEqual(['before', 'éééééé', 'after']);
         const cut = seen[1];
         expect(publishContracts['run.events'].message.safeParse(cut).success).toBe(true);
-        expect(cut.type === 'ModelResponded' && cut.data.content.endsWith(`[… ${Buffer.byteLength(huge) - 2 * 2048} bytes cut; the full event is in the store]`)).toBe(true);
+        expect(
+          cut.type === 'ModelResponded' &&
+            cut.data.content.endsWith(`[… ${Buffer.byteLength(huge) - 2 * 2048} bytes cut; the full event is in the store]`),
+        ).toBe(true);
         expect(faults).toEqual([]);
       });
 
       it('an onError hook that throws changes nothing', async () => {
-        const { bus: quiet, peer: quietPeer, close: closeQuiet } = await open({
+        const {
+          bus: quiet,
+          peer: quietPeer,
+          close: closeQuiet,
+        } = await open({
           onError: () => {
             throw new Error('the hook itself broke');
           },

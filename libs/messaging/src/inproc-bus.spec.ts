@@ -48,9 +48,21 @@ describe('in-process subscriptions', () => {
 describe('in-process requests (the local lane: values, no JSON)', () => {
   const prefix = 'test';
   const newId = () => 'id-1';
-  const request = { userMode: 'agent' as const, reasoningEnabled: true, stage: 'act' as const, delegation: { depth: 1, chain: ['reviewer'] } };
+  const request = {
+    userMode: 'agent' as const,
+    reasoningEnabled: true,
+    stage: 'act' as const,
+    delegation: { depth: 1, chain: ['reviewer'] },
+  };
   const reply = {
-    policy: { ...request, delegation: { depth: 1, chain: ['reviewer'] }, tools: ['read_file' as const], prompts: ['base/system'], reasoning: { rule: 'micro' as const, required: true }, toolLoop: true },
+    policy: {
+      ...request,
+      delegation: { depth: 1, chain: ['reviewer'] },
+      tools: ['read_file' as const],
+      prompts: ['base/system'],
+      reasoning: { rule: 'micro' as const, required: true },
+      toolLoop: true,
+    },
   };
 
   it('never goes through text, and still validates at the edge', async () => {
@@ -60,7 +72,10 @@ describe('in-process requests (the local lane: values, no JSON)', () => {
     serveRequests(bus, { 'policy.decide': handler }, { prefix, newId });
     const client = createRequester(bus, { prefix, newId });
     expect(await client.request('policy.decide', request)).toEqual(reply);
-    await expect(client.request('policy.decide', { ...request, userMode: 'boss' } as never)).rejects.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['userMode'] }] });
+    await expect(client.request('policy.decide', { ...request, userMode: 'boss' } as never)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ path: ['userMode'] }],
+    });
     expect(handler).toHaveBeenCalledTimes(1);
     expect(sent).not.toHaveBeenCalled();
     await bus.close();
@@ -110,9 +125,20 @@ describe('in-process limits (the same as NATS, on both lanes)', () => {
   const maxPayload = 2_000;
   const request = { userMode: 'agent' as const, reasoningEnabled: true, stage: 'act' as const };
   const replyWith = (prompt: string) => ({
-    policy: { ...request, delegation: { depth: 0, chain: [] }, tools: [], prompts: [prompt], reasoning: { rule: 'micro' as const, required: true }, toolLoop: true },
+    policy: {
+      ...request,
+      delegation: { depth: 0, chain: [] },
+      tools: [],
+      prompts: [prompt],
+      reasoning: { rule: 'micro' as const, required: true },
+      toolLoop: true,
+    },
   });
-  const failure = (promise: Promise<unknown>) => promise.then(() => null, (e: StagecraftError) => e.toReply());
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (e: StagecraftError) => e.toReply(),
+    );
   /** The same bus without its value lane, so a requester has to go through text. */
   const textOnly = (bus: MessageBus): MessageBus => ({ ...bus, local: undefined });
 
@@ -127,10 +153,16 @@ describe('in-process limits (the same as NATS, on both lanes)', () => {
     serveRequests(bus, { 'policy.decide': handler }, { prefix, newId });
     const correlationId = 'corr-1';
     const headerSize = wireBytes('', { [HEADER.correlationId]: correlationId });
-    const sized = (bytes: number) => ({ ...request, delegation: undefined, pad: 'x'.repeat(bytes - Buffer.byteLength(JSON.stringify({ ...request, pad: '' })) - headerSize) });
+    const sized = (bytes: number) => ({
+      ...request,
+      delegation: undefined,
+      pad: 'x'.repeat(bytes - Buffer.byteLength(JSON.stringify({ ...request, pad: '' })) - headerSize),
+    });
     for (const lane of [bus, textOnly(bus)]) {
       const client = createRequester(lane, { prefix, newId });
-      await expect(client.request('policy.decide', sized(maxPayload) as never, { correlationId })).resolves.toEqual(replyWith('base/system'));
+      await expect(client.request('policy.decide', sized(maxPayload) as never, { correlationId })).resolves.toEqual(
+        replyWith('base/system'),
+      );
       expect(await failure(client.request('policy.decide', sized(maxPayload + 1) as never, { correlationId }))).toEqual({
         code: 'LIMIT_EXCEEDED',
         message: "the request on test.policy.decide is 2,001 bytes, over the transport's limit of 2,000",
@@ -144,10 +176,17 @@ describe('in-process limits (the same as NATS, on both lanes)', () => {
   it('answers LIMIT_EXCEEDED for a reply over the limit on both lanes, reports it, and keeps serving', async () => {
     const faults: BusFault[] = [];
     const bus = createInprocBus({ maxPayload, onError: (f) => faults.push(f) });
-    serveRequests(bus, { 'policy.decide': async (r) => replyWith(r.stage === 'act' ? 'p'.repeat(maxPayload) : 'base/system') }, { prefix, newId });
+    serveRequests(
+      bus,
+      { 'policy.decide': async (r) => replyWith(r.stage === 'act' ? 'p'.repeat(maxPayload) : 'base/system') },
+      { prefix, newId },
+    );
     for (const lane of [bus, textOnly(bus)]) {
       const client = createRequester(lane, { prefix, newId });
-      expect(await failure(client.request('policy.decide', request))).toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/^the reply on test\.policy\.decide is 2,\d{3} bytes/) });
+      expect(await failure(client.request('policy.decide', request))).toMatchObject({
+        code: 'LIMIT_EXCEEDED',
+        message: expect.stringMatching(/^the reply on test\.policy\.decide is 2,\d{3} bytes/),
+      });
       await expect(client.request('policy.decide', { ...request, stage: 'warmup' })).resolves.toEqual(replyWith('base/system'));
     }
     expect(faults.map((f) => [f.during, f.subject])).toEqual([

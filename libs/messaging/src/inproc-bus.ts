@@ -1,5 +1,16 @@
 import { answer, faultReporter, guarded } from './answer';
-import { BusListener, BusMessage, BusOptions, BusResponder, BusSubscription, DEFAULT_MAX_PAYLOAD, Headers, LocalDispatch, LocalResponder, MessageBus } from './bus';
+import {
+  BusListener,
+  BusMessage,
+  BusOptions,
+  BusResponder,
+  BusSubscription,
+  DEFAULT_MAX_PAYLOAD,
+  Headers,
+  LocalDispatch,
+  LocalResponder,
+  MessageBus,
+} from './bus';
 import { NoRespondersError, PayloadTooLargeError } from './errors';
 import { subjectMatches } from './subject-match';
 import { withinTimeout } from './timeout';
@@ -12,7 +23,13 @@ function roundRobin<T>() {
   return {
     add(subject: string, entry: T): BusSubscription {
       entries.set(subject, [...(entries.get(subject) ?? []), entry]);
-      return { unsubscribe: () => entries.set(subject, (entries.get(subject) ?? []).filter((e) => e !== entry)) };
+      return {
+        unsubscribe: () =>
+          entries.set(
+            subject,
+            (entries.get(subject) ?? []).filter((e) => e !== entry),
+          ),
+      };
     },
     pick(subject: string): T | undefined {
       const group = entries.get(subject);
@@ -62,7 +79,8 @@ export function createInprocBus(options: BusOptions = {}): MessageBus {
     publish(subject, body, headers: Headers = {}) {
       if (closed) return;
       const bytes = wireBytes(body, headers);
-      if (bytes > maxPayload) return report({ during: 'publish', subject, error: new PayloadTooLargeError(subject, 'message', bytes, maxPayload) });
+      if (bytes > maxPayload)
+        return report({ during: 'publish', subject, error: new PayloadTooLargeError(subject, 'message', bytes, maxPayload) });
       const message: BusMessage = { subject, body, headers };
       for (const listener of exact.get(subject) ?? []) queueMicrotask(() => listener(message));
       for (const { pattern, listener } of wildcards) {

@@ -10,7 +10,8 @@ const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'ut
 /** Values with the characters JSON escapes or widens: controls, quotes, lone surrogates, emoji, accents. */
 function randomValue(next: () => number, depth = 0): unknown {
   const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)];
-  const text = () => Array.from({ length: Math.floor(next() * 40) }, () => pick(['a', '"', '\\', '\u0000', '\n', '\ud800', '😀', 'é', '\u2028'])).join('');
+  const text = () =>
+    Array.from({ length: Math.floor(next() * 40) }, () => pick(['a', '"', '\\', '\u0000', '\n', '\ud800', '😀', 'é', '\u2028'])).join('');
   switch (depth > 4 ? 0 : Math.floor(next() * 4)) {
     case 0:
       return pick([text(), -1.7976931348623157e308, 5e-324, 0.1 + 0.2, -0, true, null, 123456789012345680000]);
@@ -61,7 +62,12 @@ describe('wireBytes (what NATS counts against max_payload)', () => {
 describe('shrinkToFit (published events over the limit)', () => {
   const event = (content: string, text: string): StagecraftEvent => ({
     type: 'ReasoningRecorded',
-    data: { requestId: 'req-1', format: 'micro', text, outcome: { plan_delta: content, next_action: 'none', known_risks: 'none', delivery_state: 'NEEDS_WORK', notes: [] } },
+    data: {
+      requestId: 'req-1',
+      format: 'micro',
+      text,
+      outcome: { plan_delta: content, next_action: 'none', known_risks: 'none', delivery_state: 'NEEDS_WORK', notes: [] },
+    },
     metadata: { runId: 'run-1', correlationId: 'corr-1', occurredAt: '2026-11-01T00:00:00.000Z' },
   });
   const schema = StagecraftEvent;

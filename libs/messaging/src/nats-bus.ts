@@ -104,7 +104,9 @@ export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'max
           report({ during: 'deliver', subject: msg.subject, error });
         }
       };
-      const sub = nc.subscribe(subject, { callback: (err, msg) => (err ? report({ during: 'deliver', subject, error: err }) : deliver(msg)) });
+      const sub = nc.subscribe(subject, {
+        callback: (err, msg) => (err ? report({ during: 'deliver', subject, error: err }) : deliver(msg)),
+      });
       return { unsubscribe: () => sub.unsubscribe() };
     },
     flush: () => nc.flush(),

@@ -39,7 +39,10 @@ export interface ServeOptions {
 
 /** A failed request, as the caller sees it: the remote code, message and issues, unchanged. */
 export class RemoteError extends StagecraftError {
-  constructor(readonly subject: string, reply: ErrorReply) {
+  constructor(
+    readonly subject: string,
+    reply: ErrorReply,
+  ) {
     super(reply.code, reply.message, reply.issues, { omittedIssues: reply.omittedIssues });
     this.name = 'RemoteError';
   }
@@ -87,7 +90,8 @@ export async function handleValue<S extends RequestSubject>(
     if (!parsed.success) throw new StagecraftError('VALIDATION', `invalid ${subject} request`, issuesFromZod(parsed.error));
     const reply = await handler(parsed.data as ParsedRequestOf<S>, context);
     const checked = contract.reply.safeParse(reply);
-    if (!checked.success) throw new StagecraftError('INTERNAL', `${subject} produced a reply outside its contract`, issuesFromZod(checked.error));
+    if (!checked.success)
+      throw new StagecraftError('INTERNAL', `${subject} produced a reply outside its contract`, issuesFromZod(checked.error));
     return { ok: true, data: checked.data as ReplyOf<S> };
   } catch (error) {
     return fail(error);
@@ -104,7 +108,13 @@ const replyHeaders = (context: RequestContext): Headers => ({ [HEADER.correlatio
  * The local lane carries values, yet refuses what the text lane would: a value whose JSON (with the
  * headers the text lane would send) is over the bus's `maxPayload` (docs/decisions/0012-transport-limits.md).
  */
-function oversizedValue(bus: MessageBus, subject: string, what: 'request' | 'reply', value: unknown, headers: Headers): PayloadTooLargeError | null {
+function oversizedValue(
+  bus: MessageBus,
+  subject: string,
+  what: 'request' | 'reply',
+  value: unknown,
+  headers: Headers,
+): PayloadTooLargeError | null {
   const extra = headerBytes(headers);
   const bytes = jsonSizeIfOver(value, bus.maxPayload - extra);
   return bytes === null ? null : new PayloadTooLargeError(subject, what, bytes + extra, bus.maxPayload);

@@ -13,7 +13,11 @@ const chunk = (delta: Delta, extra: Partial<ChatCompletionChunk.Choice> = {}, mo
 describe('stream accumulator', () => {
   it('joins text in order and reports each piece', () => {
     const acc = createStreamAccumulator('req-1');
-    expect([acc.add(chunk({ role: 'assistant', content: 'Hel' })), acc.add(chunk({ content: 'lo' })), acc.add(chunk({}, { finish_reason: 'stop' }))]).toEqual(['Hel', 'lo', '']);
+    expect([
+      acc.add(chunk({ role: 'assistant', content: 'Hel' })),
+      acc.add(chunk({ content: 'lo' })),
+      acc.add(chunk({}, { finish_reason: 'stop' })),
+    ]).toEqual(['Hel', 'lo', '']);
     expect(acc.result()).toEqual({ content: 'Hello', toolCalls: [], usage: undefined, finishReason: 'stop', model: 'm-1' });
   });
 
@@ -21,7 +25,14 @@ describe('stream accumulator', () => {
     const acc = createStreamAccumulator('req-1');
     acc.add(chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'list_dir', arguments: '{"pa' } }] }));
     acc.add(chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_', arguments: '' } }] }));
-    acc.add(chunk({ tool_calls: [{ index: 0, function: { name: 'file', arguments: '{"path":"a.ts"}' } }, { index: 1, function: { arguments: 'th":"."}' } }] }));
+    acc.add(
+      chunk({
+        tool_calls: [
+          { index: 0, function: { name: 'file', arguments: '{"path":"a.ts"}' } },
+          { index: 1, function: { arguments: 'th":"."}' } },
+        ],
+      }),
+    );
     acc.add(chunk({}, { finish_reason: 'tool_calls' }));
     acc.add({ ...chunk({}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
     const result = acc.result();
@@ -37,7 +48,14 @@ describe('stream accumulator', () => {
   it('replaces missing or unsafe call ids with stable ones derived from the request', () => {
     const ids = (requestId: string) => {
       const acc = createStreamAccumulator(requestId);
-      acc.add(chunk({ tool_calls: [{ index: 0, function: { name: 'list_dir', arguments: '' } }, { index: 1, id: 'call/../x y', function: { name: 'read_file' } }] }));
+      acc.add(
+        chunk({
+          tool_calls: [
+            { index: 0, function: { name: 'list_dir', arguments: '' } },
+            { index: 1, id: 'call/../x y', function: { name: 'read_file' } },
+          ],
+        }),
+      );
       return acc.result().toolCalls.map((c) => [c.id, c.arguments]);
     };
     const first = ids('req-1');

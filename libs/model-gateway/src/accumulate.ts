@@ -70,7 +70,15 @@ export function createStreamAccumulator(requestId: string) {
 export function completionOf(response: ChatCompletion, requestId: string): Completion {
   const choice = response.choices[0];
   const toolCalls = (choice?.message.tool_calls ?? []).flatMap((call, index) =>
-    call.type === 'function' ? [{ id: safeCallId(call.id, requestId, index), name: call.function.name, arguments: call.function.arguments || '{}' }] : [],
+    call.type === 'function'
+      ? [{ id: safeCallId(call.id, requestId, index), name: call.function.name, arguments: call.function.arguments || '{}' }]
+      : [],
   );
-  return { content: choice?.message.content ?? '', toolCalls, usage: toUsage(response.usage), finishReason: choice?.finish_reason ?? null, model: response.model || null };
+  return {
+    content: choice?.message.content ?? '',
+    toolCalls,
+    usage: toUsage(response.usage),
+    finishReason: choice?.finish_reason ?? null,
+    model: response.model || null,
+  };
 }

@@ -3,7 +3,11 @@ import { DEFAULT_BASE_URL, DEFAULT_MODEL, gatewayConfigFromEnv } from './config'
 describe('gatewayConfigFromEnv', () => {
   it('defaults to OpenAI and a small model, with no key', () => {
     expect(gatewayConfigFromEnv({})).toEqual({ baseURL: DEFAULT_BASE_URL, apiKey: null, model: DEFAULT_MODEL });
-    expect(gatewayConfigFromEnv({ OPENAI_API_KEY: ' ', STAGECRAFT_MODEL: '' })).toEqual({ baseURL: DEFAULT_BASE_URL, apiKey: null, model: DEFAULT_MODEL });
+    expect(gatewayConfigFromEnv({ OPENAI_API_KEY: ' ', STAGECRAFT_MODEL: '' })).toEqual({
+      baseURL: DEFAULT_BASE_URL,
+      apiKey: null,
+      model: DEFAULT_MODEL,
+    });
   });
 
   it('reads every variable', () => {
@@ -14,7 +18,13 @@ describe('gatewayConfigFromEnv', () => {
       STAGECRAFT_MODEL_TIMEOUT_MS: '30000',
       STAGECRAFT_MODEL_MAX_RETRIES: '0',
     };
-    expect(gatewayConfigFromEnv(env)).toEqual({ baseURL: env.OPENAI_BASE_URL, apiKey: 'sk-test', model: 'qwen2.5-coder', timeoutMs: 30000, maxRetries: 0 });
+    expect(gatewayConfigFromEnv(env)).toEqual({
+      baseURL: env.OPENAI_BASE_URL,
+      apiKey: 'sk-test',
+      model: 'qwen2.5-coder',
+      timeoutMs: 30000,
+      maxRetries: 0,
+    });
   });
 
   it.each([
@@ -31,6 +41,10 @@ describe('gatewayConfigFromEnv', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toMatchObject({ code: 'VALIDATION', message: expect.stringContaining(name), issues: [expect.objectContaining({ path: [name] })] });
+    expect(thrown).toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringContaining(name),
+      issues: [expect.objectContaining({ path: [name] })],
+    });
   });
 });

@@ -5,17 +5,27 @@ import { StagecraftError } from '@stagecraft/contracts';
  * The SDK has already retried what is worth retrying (429, 5xx, dropped connections) when an
  * error reaches here, so each becomes one coded error, once, with the HTTP status in the message.
  */
-export function modelError(error: unknown, model: string, timing: { elapsedMs: number; timeoutMs: number } = { elapsedMs: 0, timeoutMs: Infinity }): StagecraftError {
+export function modelError(
+  error: unknown,
+  model: string,
+  timing: { elapsedMs: number; timeoutMs: number } = { elapsedMs: 0, timeoutMs: Infinity },
+): StagecraftError {
   if (error instanceof StagecraftError) return error;
   const cause = { cause: error };
   const detail = error instanceof Error ? error.message : String(error);
   // An abort is the caller's deadline or cancellation; the run treats both as running out of time.
   if (error instanceof APIUserAbortError) return new StagecraftError('TIMEOUT', `model request to ${model} was aborted`, [], cause);
-  if (error instanceof APIConnectionTimeoutError) return new StagecraftError('TIMEOUT', `model request to ${model} timed out: ${detail}`, [], cause);
+  if (error instanceof APIConnectionTimeoutError)
+    return new StagecraftError('TIMEOUT', `model request to ${model} timed out: ${detail}`, [], cause);
   // The client can tell a timeout from a dropped connection only when fetch's abort error comes from
   // its own realm (not so under a VM sandbox such as Jest's); the clock tells them apart everywhere.
   if (error instanceof APIConnectionError && timing.elapsedMs >= timing.timeoutMs) {
-    return new StagecraftError('TIMEOUT', `model request to ${model} timed out after ${Math.round(timing.elapsedMs)} ms: ${detail}`, [], cause);
+    return new StagecraftError(
+      'TIMEOUT',
+      `model request to ${model} timed out after ${Math.round(timing.elapsedMs)} ms: ${detail}`,
+      [],
+      cause,
+    );
   }
   if (error instanceof APIConnectionError) return new StagecraftError('UNAVAILABLE', `model endpoint unreachable: ${detail}`, [], cause);
   if (error instanceof APIError) {

@@ -3,7 +3,9 @@ import { PIECEWISE_FROM, hashPrompt, messageBody, piecesOf, restoreMessages } fr
 
 const system: ChatMessage = { role: 'system', content: 'You are the agent.' };
 const user: ChatMessage = { role: 'user', content: 'Add a README.' };
-const tools: ToolSpec[] = [{ name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
+const tools: ToolSpec[] = [
+  { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+];
 
 describe('hashPrompt', () => {
   it('gives equal messages equal hashes whatever the key order or undefined fields', () => {
@@ -86,7 +88,8 @@ describe('hashPrompt', () => {
 
   describe('a long message, stored in pieces', () => {
     const section = (title: string, words: number) => `## ${title}\n\n${'lorem ipsum dolor sit amet '.repeat(words)}\n`;
-    const promptWith = (summary: string) => `You are the agent.\n\n${section('Rules', 30)}\n${section('Tools', 30)}\n## Stage\n\n${summary}\n\n${section('Reasoning', 30)}`;
+    const promptWith = (summary: string) =>
+      `You are the agent.\n\n${section('Rules', 30)}\n${section('Tools', 30)}\n## Stage\n\n${summary}\n\n${section('Reasoning', 30)}`;
     const bodiesOf = (...results: ReturnType<typeof hashPrompt>[]) => new Map(results.flatMap((r) => Object.entries(r.newBodies)));
 
     it('cuts before each heading line, and the pieces join back into the content', () => {
@@ -102,7 +105,11 @@ describe('hashPrompt', () => {
       const first = hashPrompt([{ role: 'system', content: promptWith('1. read_file ok') }, user], tools, new Set());
       // 5 pieces, the system message body (its piece hashes) and the user message.
       expect(Object.keys(first.newBodies)).toHaveLength(7);
-      const second = hashPrompt([{ role: 'system', content: promptWith('1. read_file ok\n2. write_file ok') }, user], tools, new Set(Object.keys(first.newBodies)));
+      const second = hashPrompt(
+        [{ role: 'system', content: promptWith('1. read_file ok\n2. write_file ok') }, user],
+        tools,
+        new Set(Object.keys(first.newBodies)),
+      );
       const stored = Object.values(second.newBodies);
       expect(stored).toHaveLength(2);
       expect(stored.find((b) => b.includes('write_file ok'))).toBe('\n## Stage\n\n1. read_file ok\n2. write_file ok\n');
@@ -112,7 +119,12 @@ describe('hashPrompt', () => {
     it('restores every request exactly from the hashes and the bodies stored so far', () => {
       const one: ChatMessage[] = [{ role: 'system', content: promptWith('none yet') }, user];
       const call = { id: 'c1', name: 'read_file', arguments: '{"path":"README.md"}' };
-      const two: ChatMessage[] = [{ role: 'system', content: promptWith('1. read_file ok') }, user, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: '# Readme\n', toolCallId: 'c1' }];
+      const two: ChatMessage[] = [
+        { role: 'system', content: promptWith('1. read_file ok') },
+        user,
+        { role: 'assistant', content: '', toolCalls: [call] },
+        { role: 'tool', content: '# Readme\n', toolCallId: 'c1' },
+      ];
       const first = hashPrompt(one, tools, new Set());
       const second = hashPrompt(two, tools, new Set(Object.keys(first.newBodies)));
       expect(restoreMessages(first.messageHashes, bodiesOf(first))).toEqual(one);

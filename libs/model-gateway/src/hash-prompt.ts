@@ -23,7 +23,7 @@ export const PIECEWISE_FROM = 1024;
 const isHeadingAt = (content: string, at: number): boolean => {
   let level = 0;
   while (content.charCodeAt(at + level) === 35 /* # */) level += 1;
-  return level >= 1 && level <= 6 && content.charCodeAt(at + level) === 32 /* space */;
+  return level >= 1 && level <= 6 && content.charCodeAt(at + level) === 32; /* space */
 };
 
 /** Cut before every markdown heading line; joining the pieces gives the content back exactly. */

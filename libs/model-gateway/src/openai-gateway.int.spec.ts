@@ -11,12 +11,23 @@ const logger = () => pino({ level: 'info' }, { write: (line: string) => logs.pus
 const gateway = (overrides: Partial<OpenAiGatewayOptions> = {}) =>
   createOpenAiGateway({ baseURL: server.url, apiKey: 'test-key', model: 'scripted-model', logger: logger(), ...overrides });
 
-const meta: ModelCallMeta = { requestId: 'req-1', runId: 'run-1', conversationId: 'conv-1', stage: 'act', userMode: 'agent', reasoningEnabled: true };
+const meta: ModelCallMeta = {
+  requestId: 'req-1',
+  runId: 'run-1',
+  conversationId: 'conv-1',
+  stage: 'act',
+  userMode: 'agent',
+  reasoningEnabled: true,
+};
 const messages: ChatMessage[] = [
   { role: 'system', content: 'You are the agent.' },
   { role: 'user', content: 'Read the README.' },
 ];
-const readFile: ToolSpec = { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } };
+const readFile: ToolSpec = {
+  name: 'read_file',
+  description: 'Read a file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+};
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => ({ code: 'NONE', message: '' }),
@@ -35,17 +46,37 @@ describe('OpenAI gateway against the scripted server', () => {
     server.setScript([{ content, usage: { prompt_tokens: 12, completion_tokens: 9 } }]);
     const deltas: string[] = [];
     const response = await gateway().complete(meta, messages, [readFile], { onDelta: (text) => deltas.push(text) });
-    expect(response).toMatchObject({ content, toolCalls: [], finishReason: 'stop', model: 'scripted-model', usage: { promptTokens: 12, completionTokens: 9, totalTokens: 21 } });
+    expect(response).toMatchObject({
+      content,
+      toolCalls: [],
+      finishReason: 'stop',
+      model: 'scripted-model',
+      usage: { promptTokens: 12, completionTokens: 9, totalTokens: 21 },
+    });
     expect(response.latencyMs).toBeGreaterThan(0);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(content);
     const body = server.requests[0].body;
-    expect(body).toMatchObject({ model: 'scripted-model', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system' }, { role: 'user' }] });
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: readFile.parameters } }]);
+    expect(body).toMatchObject({
+      model: 'scripted-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'system' }, { role: 'user' }],
+    });
+    expect(body.tools).toEqual([
+      { type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: readFile.parameters } },
+    ]);
   });
 
   it('reassembles streamed tool calls into parseable arguments', async () => {
-    server.setScript([{ toolCalls: [{ id: 'call_a', name: 'list_dir', arguments: { path: '.' } }, { name: 'read_file', arguments: { path: 'docs/README.md', startLine: 3 } }] }]);
+    server.setScript([
+      {
+        toolCalls: [
+          { id: 'call_a', name: 'list_dir', arguments: { path: '.' } },
+          { name: 'read_file', arguments: { path: 'docs/README.md', startLine: 3 } },
+        ],
+      },
+    ]);
     const response = await gateway().complete(meta, messages, [readFile]);
     expect(response.finishReason).toBe('tool_calls');
     expect(response.content).toBe('');
@@ -58,10 +89,18 @@ describe('OpenAI gateway against the scripted server', () => {
   it('sends earlier tool calls and their results back in the OpenAI shape', async () => {
     server.setScript([{ content: 'ok' }]);
     const call = { id: 'call_a', name: 'read_file', arguments: '{"path":"a.ts"}' };
-    await gateway().complete(meta, [...messages, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: 'export {};', toolCallId: 'call_a' }], []);
+    await gateway().complete(
+      meta,
+      [...messages, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: 'export {};', toolCallId: 'call_a' }],
+      [],
+    );
     const body = server.requests[0].body;
     expect(body.messages.slice(2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+      },
       { role: 'tool', content: 'export {};', tool_call_id: 'call_a' },
     ]);
     expect(body.tools).toBeUndefined();
@@ -114,14 +153,19 @@ describe('OpenAI gateway against the scripted server', () => {
   it('reports an unreachable endpoint as UNAVAILABLE', async () => {
     const url = server.url;
     await server.close();
-    const error = await failure(createOpenAiGateway({ baseURL: url, apiKey: 'k', model: 'm', maxRetries: 0, logger: logger() }).complete(meta, messages, []));
+    const error = await failure(
+      createOpenAiGateway({ baseURL: url, apiKey: 'k', model: 'm', maxRetries: 0, logger: logger() }).complete(meta, messages, []),
+    );
     expect(error.code).toBe('UNAVAILABLE');
     server = await startScriptedModelServer();
   });
 
   it('fails fast without a key against the default endpoint, but needs none for a local one', async () => {
     const remote = createOpenAiGateway({ baseURL: 'https://api.openai.com/v1', apiKey: null, model: 'm', logger: logger() });
-    expect(await failure(remote.complete(meta, messages, []))).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('OPENAI_API_KEY') });
+    expect(await failure(remote.complete(meta, messages, []))).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('OPENAI_API_KEY'),
+    });
     server.setScript([{ content: 'local' }]);
     expect((await gateway({ apiKey: null }).complete(meta, messages, [])).content).toBe('local');
   });
@@ -130,7 +174,11 @@ describe('OpenAI gateway against the scripted server', () => {
     server.setScript([{ content: 'whole', toolCalls: [{ id: 'call_x', name: 'read_file', arguments: { path: 'a' } }] }]);
     const deltas: string[] = [];
     const response = await gateway({ stream: false }).complete(meta, messages, [readFile], { onDelta: (d) => deltas.push(d) });
-    expect(response).toMatchObject({ content: 'whole', toolCalls: [{ id: 'call_x', name: 'read_file', arguments: '{"path":"a"}' }], finishReason: 'tool_calls' });
+    expect(response).toMatchObject({
+      content: 'whole',
+      toolCalls: [{ id: 'call_x', name: 'read_file', arguments: '{"path":"a"}' }],
+      finishReason: 'tool_calls',
+    });
     expect(deltas).toEqual(['whole']);
     expect(server.requests[0].body.stream).toBe(false);
   });
@@ -138,9 +186,23 @@ describe('OpenAI gateway against the scripted server', () => {
   it('logs the seed fields at request and completion', async () => {
     server.setScript([{ content: 'fine' }]);
     await gateway().complete(meta, messages, [readFile]);
-    const fields = { requestId: 'req-1', conversationId: 'conv-1', runId: 'run-1', userMode: 'agent', stage: 'act', toolCount: 1, reasoningEnabled: true, model: 'scripted-model' };
+    const fields = {
+      requestId: 'req-1',
+      conversationId: 'conv-1',
+      runId: 'run-1',
+      userMode: 'agent',
+      stage: 'act',
+      toolCount: 1,
+      reasoningEnabled: true,
+      model: 'scripted-model',
+    };
     expect(logs.map((l) => l.msg)).toEqual(['model request', 'model response']);
     expect(logs[0]).toMatchObject({ ...fields, messageCount: 2 });
-    expect(logs[1]).toMatchObject({ ...fields, finishReason: 'stop', latencyMs: expect.any(Number), usage: { promptTokens: expect.any(Number) } });
+    expect(logs[1]).toMatchObject({
+      ...fields,
+      finishReason: 'stop',
+      latencyMs: expect.any(Number),
+      usage: { promptTokens: expect.any(Number) },
+    });
   });
 });

@@ -39,9 +39,19 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
   const stream = options.stream ?? true;
   const missingKey = options.apiKey === null && options.baseURL === DEFAULT_BASE_URL;
   // Local endpoints ignore the key, but the client insists on one.
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'unused', timeout: options.timeoutMs, maxRetries: options.maxRetries });
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? 'unused',
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+  });
 
-  async function request(meta: ModelCallMeta, messages: ChatMessage[], tools: ToolSpec[], { onDelta, signal }: CompleteOptions): Promise<Completion> {
+  async function request(
+    meta: ModelCallMeta,
+    messages: ChatMessage[],
+    tools: ToolSpec[],
+    { onDelta, signal }: CompleteOptions,
+  ): Promise<Completion> {
     const body = {
       model,
       messages: messages.map(toOpenAiMessage),
@@ -83,7 +93,10 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
         const latencyMs = performance.now() - started;
         const response: ModelResponse = { ...completion, model: completion.model ?? model, latencyMs };
         if (response.usage === undefined) delete response.usage;
-        logger.info({ ...fields, latencyMs, finishReason: response.finishReason, usage: response.usage, toolCalls: response.toolCalls.length }, 'model response');
+        logger.info(
+          { ...fields, latencyMs, finishReason: response.finishReason, usage: response.usage, toolCalls: response.toolCalls.length },
+          'model response',
+        );
         return response;
       } catch (error) {
         const elapsedMs = performance.now() - started;

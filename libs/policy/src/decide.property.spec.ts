@@ -3,7 +3,6 @@ import { PolicyDecideRequest, Stage, StagePolicy, UserMode } from '@stagecraft/c
 import { decideStagePolicy } from './decide';
 import { toolClassOf } from './tool-classes';
 
-
 function randomRequest(next: () => number): PolicyDecideRequest {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   const depth = next() < 0.4 ? 0 : Math.floor(next() * 8);

@@ -22,7 +22,13 @@ const qaMicro = { rule: 'micro', prompt: 'qa/review_micro_reasoning' } as const;
 
 const expected: Record<UserMode, Record<Stage, StageRow>> = {
   agent: {
-    warmup: { tools: [], memory: [], head: AGENT, stagePrompts: ['agent/warmup'], reasoning: { rule: 'macro', prompt: 'agent/reasoning_macro' } },
+    warmup: {
+      tools: [],
+      memory: [],
+      head: AGENT,
+      stagePrompts: ['agent/warmup'],
+      reasoning: { rule: 'macro', prompt: 'agent/reasoning_macro' },
+    },
     act: {
       tools: ALL,
       memory: ACTING_MEMORY,
@@ -97,7 +103,12 @@ describe('decideStagePolicy, every mode × reasoning × stage × delegation', ()
   });
 
   it.each(cases)('$userMode, reasoning $reasoningEnabled, $stage, delegation $label', (c) => {
-    const request: PolicyDecideRequest = { userMode: c.userMode, reasoningEnabled: c.reasoningEnabled, stage: c.stage, delegation: c.delegation };
+    const request: PolicyDecideRequest = {
+      userMode: c.userMode,
+      reasoningEnabled: c.reasoningEnabled,
+      stage: c.stage,
+      delegation: c.delegation,
+    };
     expect(decideStagePolicy(request)).toEqual(expectedPolicy(c));
   });
 });

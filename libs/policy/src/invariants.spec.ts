@@ -24,19 +24,54 @@ describe('policy invariants', () => {
     ['a flipped reasoning switch', request(), (p) => ({ ...p, reasoningEnabled: false }), 'reasoning switch changed'],
     ['another stage', request(), (p) => ({ ...p, stage: 'warmup' }), 'stage changed from act to warmup'],
     ['a rewritten delegation', request(), (p) => ({ ...p, delegation: { depth: 1, chain: ['x'] } }), 'delegation changed'],
-    ['tools at delivery', request({ stage: 'delivery_check' }), (p) => ({ ...p, tools: ['read_file'], toolLoop: true }), 'delivery_check has tools'],
-    ['a write tool in QA', request({ stage: 'qa_review' }), (p) => ({ ...p, tools: [...p.tools, 'apply_patch'] }), 'qa_review has a tool that is not read-only'],
-    ['an execute tool in chat', request({ userMode: 'chat' }), (p) => ({ ...p, tools: ['run_command'], toolLoop: true }), 'chat has a write or execute tool'],
+    [
+      'tools at delivery',
+      request({ stage: 'delivery_check' }),
+      (p) => ({ ...p, tools: ['read_file'], toolLoop: true }),
+      'delivery_check has tools',
+    ],
+    [
+      'a write tool in QA',
+      request({ stage: 'qa_review' }),
+      (p) => ({ ...p, tools: [...p.tools, 'apply_patch'] }),
+      'qa_review has a tool that is not read-only',
+    ],
+    [
+      'an execute tool in chat',
+      request({ userMode: 'chat' }),
+      (p) => ({ ...p, tools: ['run_command'], toolLoop: true }),
+      'chat has a write or execute tool',
+    ],
     ['a tool loop in chat', request({ userMode: 'chat' }), (p) => ({ ...p, toolLoop: true }), 'chat has a tool loop'],
     ['tools that never run', request(), (p) => ({ ...p, toolLoop: false }), 'tools are offered but never executed'],
     ['memory writes in QA', request({ stage: 'qa_review' }), (p) => ({ ...p, memory: ['recall', 'retain'] }), 'qa_review may write memory'],
     ['memory without a loop', request({ stage: 'warmup' }), (p) => ({ ...p, memory: ['recall'] }), 'memory is offered but never executed'],
     ['reasoning dropped', request(), (p) => ({ ...p, reasoning: { rule: 'none', required: false } }), 'reasoning is on but not required'],
-    ['reasoning made optional', request(), (p) => ({ ...p, reasoning: { rule: 'micro', required: false } }), 'reasoning is on but not required'],
-    ['the reasoning prompt lost', request(), (p) => ({ ...p, prompts: p.prompts.filter((id) => !isReasoningPrompt(id)) }), 'reasoning is on but the prompt set has no single reasoning prompt'],
+    [
+      'reasoning made optional',
+      request(),
+      (p) => ({ ...p, reasoning: { rule: 'micro', required: false } }),
+      'reasoning is on but not required',
+    ],
+    [
+      'the reasoning prompt lost',
+      request(),
+      (p) => ({ ...p, prompts: p.prompts.filter((id) => !isReasoningPrompt(id)) }),
+      'reasoning is on but the prompt set has no single reasoning prompt',
+    ],
     ['the reasoning prompt moved', request(), (p) => ({ ...p, prompts: [...p.prompts].reverse() }), 'the reasoning prompt is not last'],
-    ['reasoning forced on', request({ reasoningEnabled: false }), (p) => ({ ...p, reasoning: { rule: 'micro', required: true } }), 'reasoning is asked for while the user turned it off'],
-    ['a reasoning prompt slipped in', request({ reasoningEnabled: false }), (p) => ({ ...p, prompts: [...p.prompts, 'agent/reasoning_micro'] }), 'reasoning is asked for while the user turned it off'],
+    [
+      'reasoning forced on',
+      request({ reasoningEnabled: false }),
+      (p) => ({ ...p, reasoning: { rule: 'micro', required: true } }),
+      'reasoning is asked for while the user turned it off',
+    ],
+    [
+      'a reasoning prompt slipped in',
+      request({ reasoningEnabled: false }),
+      (p) => ({ ...p, prompts: [...p.prompts, 'agent/reasoning_micro'] }),
+      'reasoning is asked for while the user turned it off',
+    ],
   ])('reject %s', (_label, req, change, message) => {
     const policy = tampered(req, change);
     expect(policyViolations(req, policy)).toContain(message);
@@ -52,7 +87,9 @@ describe('policy invariants', () => {
   });
 
   it('recognises exactly the reasoning prompts', () => {
-    expect(['agent/reasoning_macro', 'agent/reasoning_micro', 'chat/reasoning_micro', 'qa/review_micro_reasoning'].every(isReasoningPrompt)).toBe(true);
+    expect(
+      ['agent/reasoning_macro', 'agent/reasoning_micro', 'chat/reasoning_micro', 'qa/review_micro_reasoning'].every(isReasoningPrompt),
+    ).toBe(true);
     expect(['delivery/reasoning_format_correction', 'delivery/low_quality_reasoning', 'agent/act'].some(isReasoningPrompt)).toBe(false);
   });
 });

@@ -1,11 +1,4 @@
-import {
-  ExecuteToolName,
-  ReadOnlyToolName,
-  StagecraftError,
-  ToolClass,
-  ToolName,
-  WriteToolName,
-} from '@stagecraft/contracts';
+import { ExecuteToolName, ReadOnlyToolName, StagecraftError, ToolClass, ToolName, WriteToolName } from '@stagecraft/contracts';
 
 /** Every tool belongs to exactly one class; stage rules grant classes, not single tools. */
 export const TOOL_CLASSES: Readonly<Record<ToolClass, readonly ToolName[]>> = Object.freeze({

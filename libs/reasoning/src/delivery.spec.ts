@@ -20,7 +20,11 @@ describe('oneLine', () => {
   it.each([
     ['a single line is kept as written', '1) read;  2) write', '1) read; 2) write'],
     ['a list loses its markers', '- read\n* write\n3. test', 'read; write; test'],
-    ['punctuated lines are not separated twice', 'The file may be stale.\nTests may be red;\nor missing', 'The file may be stale. Tests may be red; or missing'],
+    [
+      'punctuated lines are not separated twice',
+      'The file may be stale.\nTests may be red;\nor missing',
+      'The file may be stale. Tests may be red; or missing',
+    ],
     ['blank lines vanish', '\n\nfirst\n\n\nsecond\n', 'first; second'],
     ['empty stays empty', '  \n ', ''],
   ])('%s', (_name, text, expected) => {

@@ -32,12 +32,32 @@ NEEDS_WORK`;
 
 describe('parseReasoning, macro format', () => {
   it.each([
-    ['Name: lines', colonStyle, "1) list the root; 2) read the README; 3) write notes.", 'The README may be stale.'],
+    ['Name: lines', colonStyle, '1) list the root; 2) read the README; 3) write notes.', 'The README may be stale.'],
     ['## Name headings', headingStyle, 'list the root; read the README; write notes', 'The README may be stale; its examples may not run.'],
-    ['mixed case', colonStyle.replace('Analyze:', 'ANALYZE:').replace('Plan:', 'plan:').replace('Delivery: NEEDS_WORK', 'delivery: needs_work'), "1) list the root; 2) read the README; 3) write notes.", 'The README may be stale.'],
-    ['extra whitespace', colonStyle.replace(/^(\w+):/gm, '   $1   :   ').replace(/\n/g, '\n\n  '), "1) list the root; 2) read the README; 3) write notes.", 'The README may be stale.'],
-    ['bold names and headings with colons', colonStyle.replace(/^(\w+):/gm, '**$1:**').replace('**Plan:**', '### Plan:'), "1) list the root; 2) read the README; 3) write notes.", 'The README may be stale.'],
-    ['the British spelling', colonStyle.replace('Analyze:', 'Analyse:'), "1) list the root; 2) read the README; 3) write notes.", 'The README may be stale.'],
+    [
+      'mixed case',
+      colonStyle.replace('Analyze:', 'ANALYZE:').replace('Plan:', 'plan:').replace('Delivery: NEEDS_WORK', 'delivery: needs_work'),
+      '1) list the root; 2) read the README; 3) write notes.',
+      'The README may be stale.',
+    ],
+    [
+      'extra whitespace',
+      colonStyle.replace(/^(\w+):/gm, '   $1   :   ').replace(/\n/g, '\n\n  '),
+      '1) list the root; 2) read the README; 3) write notes.',
+      'The README may be stale.',
+    ],
+    [
+      'bold names and headings with colons',
+      colonStyle.replace(/^(\w+):/gm, '**$1:**').replace('**Plan:**', '### Plan:'),
+      '1) list the root; 2) read the README; 3) write notes.',
+      'The README may be stale.',
+    ],
+    [
+      'the British spelling',
+      colonStyle.replace('Analyze:', 'Analyse:'),
+      '1) list the root; 2) read the README; 3) write notes.',
+      'The README may be stale.',
+    ],
   ])('reads %s', (_name, body, planDelta, risks) => {
     const parsed = parseReasoning(block(body), 'macro');
     expect(parsed).toEqual({
@@ -66,7 +86,10 @@ describe('parseReasoning, macro format', () => {
     ['Reflect', ['Reflect']],
     ['Delivery', ['Delivery']],
   ])('names the missing section %s', (section, named) => {
-    const body = colonStyle.split('\n').filter((line) => !line.startsWith(`${section}:`)).join('\n');
+    const body = colonStyle
+      .split('\n')
+      .filter((line) => !line.startsWith(`${section}:`))
+      .join('\n');
     const parsed = parseReasoning(block(body), 'macro');
     expect(parsed).toMatchObject({ ok: false, format: 'macro', problem: 'missing_sections', visible: 'I will read the README first.' });
     expect(!parsed.ok && parsed.detail).toBe(`missing or empty sections: ${named.join(', ')}`);
@@ -74,7 +97,10 @@ describe('parseReasoning, macro format', () => {
 
   it('names every missing section, and counts an empty one as missing', () => {
     const parsed = parseReasoning(block('Analyze: x\nPlan:\nAction: y\nDelivery: NEEDS_WORK'), 'macro');
-    expect(!parsed.ok && [parsed.problem, parsed.detail]).toEqual(['missing_sections', 'missing or empty sections: Research, Plan, Reflect']);
+    expect(!parsed.ok && [parsed.problem, parsed.detail]).toEqual([
+      'missing_sections',
+      'missing or empty sections: Research, Plan, Reflect',
+    ]);
   });
 
   it('does not take a longer word for a section name', () => {
@@ -93,7 +119,13 @@ describe('parseReasoning, macro format', () => {
   });
 
   it('reports a missing block, keeping the whole text visible', () => {
-    expect(parseReasoning('  I will just do it.  ', 'macro')).toEqual({ ok: false, format: 'macro', problem: 'missing', detail: 'no <ide_reasoning> block found', visible: 'I will just do it.' });
+    expect(parseReasoning('  I will just do it.  ', 'macro')).toEqual({
+      ok: false,
+      format: 'macro',
+      problem: 'missing',
+      detail: 'no <ide_reasoning> block found',
+      visible: 'I will just do it.',
+    });
   });
 
   it('reports an unterminated block as malformed and hides it', () => {

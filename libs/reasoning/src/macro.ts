@@ -4,13 +4,15 @@ import { oneLine, parseDeliveryState } from './delivery';
 export const MACRO_SECTIONS = ['Analyze', 'Research', 'Plan', 'Reflect', 'Action', 'Delivery'] as const;
 export type MacroSection = (typeof MACRO_SECTIONS)[number];
 
-export type SectionResult = { ok: true; outcome: ReasoningOutcome } | { ok: false; problem: 'missing_sections' | 'malformed'; detail: string };
+export type SectionResult =
+  { ok: true; outcome: ReasoningOutcome } | { ok: false; problem: 'missing_sections' | 'malformed'; detail: string };
 
 /**
  * A section starts at a `## Name` heading (any level, colon optional) or a `Name:` line; list markers
  * and bold around the name are tolerated. Text on the same line after the colon belongs to it.
  */
-const SECTION_START = /^\s*(?:(#{1,6})\s*|(?:[-*•+]\s+)?)(?:\*\*|__)?(analy[sz]e|research|plan|reflect|action|delivery)\b(?:\*\*|__)?\s*(:)?(?:\*\*|__)?\s*(.*)$/i;
+const SECTION_START =
+  /^\s*(?:(#{1,6})\s*|(?:[-*•+]\s+)?)(?:\*\*|__)?(analy[sz]e|research|plan|reflect|action|delivery)\b(?:\*\*|__)?\s*(:)?(?:\*\*|__)?\s*(.*)$/i;
 
 export function splitSections(body: string): Map<MacroSection, string> {
   const sections = new Map<MacroSection, string[]>();

@@ -3,7 +3,13 @@ import { parseReasoning } from './parse-reasoning';
 const bullets = (lines: string[], marker = '-') => lines.map((line) => `${marker} ${line}`).join('\n');
 const block = (body: string) => `<ide_reasoning>\n${body}\n</ide_reasoning>\n\nReading the file now.`;
 
-const labelled = ['The listing shows a README.md at the root.', 'Plan delta: none', 'Next action: read_file README.md', 'Known risks: the README may be outdated', 'Delivery: NEEDS_WORK'];
+const labelled = [
+  'The listing shows a README.md at the root.',
+  'Plan delta: none',
+  'Next action: read_file README.md',
+  'Known risks: the README may be outdated',
+  'Delivery: NEEDS_WORK',
+];
 
 describe('parseReasoning, micro format', () => {
   it('fills the outcome from labelled bullets and keeps the others as notes', () => {
@@ -12,7 +18,13 @@ describe('parseReasoning, micro format', () => {
       ok: true,
       format: 'micro',
       block: `<ide_reasoning>\n${bullets(labelled)}\n</ide_reasoning>`,
-      outcome: { plan_delta: 'none', next_action: 'read_file README.md', known_risks: 'the README may be outdated', delivery_state: 'NEEDS_WORK', notes: ['The listing shows a README.md at the root.'] },
+      outcome: {
+        plan_delta: 'none',
+        next_action: 'read_file README.md',
+        known_risks: 'the README may be outdated',
+        delivery_state: 'NEEDS_WORK',
+        notes: ['The listing shows a README.md at the root.'],
+      },
       visible: 'Reading the file now.',
     });
   });
@@ -54,7 +66,13 @@ describe('parseReasoning, micro format', () => {
 
   it('takes a missing Delivery bullet as NEEDS_WORK', () => {
     const parsed = parseReasoning(block(bullets(['a', 'Next action: final answer', 'Known risks: none'])), 'micro');
-    expect(parsed.ok && parsed.outcome).toEqual({ plan_delta: '', next_action: 'final answer', known_risks: 'none', delivery_state: 'NEEDS_WORK', notes: ['a'] });
+    expect(parsed.ok && parsed.outcome).toEqual({
+      plan_delta: '',
+      next_action: 'final answer',
+      known_risks: 'none',
+      delivery_state: 'NEEDS_WORK',
+      notes: ['a'],
+    });
   });
 
   it('rejects a Delivery that is neither state', () => {
@@ -63,7 +81,17 @@ describe('parseReasoning, micro format', () => {
   });
 
   it('is lenient about case, spacing and bold in labels', () => {
-    const parsed = parseReasoning(block(bullets(['PLAN DELTA:   read the tests too', '**Next action**: run `npm test`', 'known risk: flaky suite', 'Nextaction: ignored repeat'])), 'micro');
+    const parsed = parseReasoning(
+      block(
+        bullets([
+          'PLAN DELTA:   read the tests too',
+          '**Next action**: run `npm test`',
+          'known risk: flaky suite',
+          'Nextaction: ignored repeat',
+        ]),
+      ),
+      'micro',
+    );
     expect(parsed.ok && parsed.outcome).toEqual({
       plan_delta: 'read the tests too',
       next_action: 'run `npm test`',
@@ -81,11 +109,21 @@ describe('parseReasoning, micro format', () => {
   it('joins a wrapped line to its bullet and counts an unmarked labelled line as a bullet', () => {
     const body = '- The search found two callers;\n  only one passes a path.\n- Next action: patch both\nDelivery: DONE';
     const parsed = parseReasoning(block(body), 'micro');
-    expect(parsed.ok && parsed.outcome).toMatchObject({ next_action: 'patch both', delivery_state: 'DONE', notes: ['The search found two callers; only one passes a path.'] });
+    expect(parsed.ok && parsed.outcome).toMatchObject({
+      next_action: 'patch both',
+      delivery_state: 'DONE',
+      notes: ['The search found two callers; only one passes a path.'],
+    });
   });
 
   it('reports a missing block', () => {
-    expect(parseReasoning('Just the answer.', 'micro')).toEqual({ ok: false, format: 'micro', problem: 'missing', detail: 'no <ide_reasoning> block found', visible: 'Just the answer.' });
+    expect(parseReasoning('Just the answer.', 'micro')).toEqual({
+      ok: false,
+      format: 'micro',
+      problem: 'missing',
+      detail: 'no <ide_reasoning> block found',
+      visible: 'Just the answer.',
+    });
   });
 
   it('reports an unterminated block as malformed without leaking it', () => {

@@ -4,7 +4,8 @@ import { parseDeliveryState } from './delivery';
 export const MIN_BULLETS = 3;
 export const MAX_BULLETS = 8;
 
-export type MicroResult = { ok: true; outcome: ReasoningOutcome } | { ok: false; problem: 'too_short' | 'too_long' | 'malformed'; detail: string };
+export type MicroResult =
+  { ok: true; outcome: ReasoningOutcome } | { ok: false; problem: 'too_short' | 'too_long' | 'malformed'; detail: string };
 
 const BULLET = /^\s*(?:[-*•+]|\d+[.)])\s+(.*)$/;
 const LABEL = /^(plan\s*delta|next\s*actions?|known\s*risks?|delivery)\s*:\s*(.*)$/i;
@@ -44,8 +45,10 @@ export function splitBullets(body: string): string[] {
 
 export function parseMicro(body: string): MicroResult {
   const bullets = splitBullets(body);
-  if (bullets.length < MIN_BULLETS) return { ok: false, problem: 'too_short', detail: `${MIN_BULLETS} to ${MAX_BULLETS} bullets required, found ${bullets.length}` };
-  if (bullets.length > MAX_BULLETS) return { ok: false, problem: 'too_long', detail: `${MIN_BULLETS} to ${MAX_BULLETS} bullets required, found ${bullets.length}` };
+  if (bullets.length < MIN_BULLETS)
+    return { ok: false, problem: 'too_short', detail: `${MIN_BULLETS} to ${MAX_BULLETS} bullets required, found ${bullets.length}` };
+  if (bullets.length > MAX_BULLETS)
+    return { ok: false, problem: 'too_long', detail: `${MIN_BULLETS} to ${MAX_BULLETS} bullets required, found ${bullets.length}` };
   const labelled = new Map<Label, string>();
   const notes: string[] = [];
   for (const bullet of bullets) {

@@ -14,13 +14,17 @@ const outcome = (patch: Partial<ReasoningOutcome> = {}): ReasoningOutcome => ({
 
 describe('renderOutcome', () => {
   it('renders the four fields, one a line', () => {
-    expect(renderOutcome(outcome())).toBe('Plan delta: also update src/load.ts\nNext action: apply the patch\nKnown risks: a dynamic caller\nDelivery: NEEDS_WORK');
+    expect(renderOutcome(outcome())).toBe(
+      'Plan delta: also update src/load.ts\nNext action: apply the patch\nKnown risks: a dynamic caller\nDelivery: NEEDS_WORK',
+    );
   });
 
   it('adds notes on one line and says none for empty fields', () => {
-    expect(renderOutcome(outcome({ plan_delta: '', known_risks: '  ', delivery_state: 'DONE', notes: ['two callers', '', 'tests were red before'] }))).toBe(
-      'Plan delta: none\nNext action: apply the patch\nKnown risks: none\nDelivery: DONE\nNotes: two callers; tests were red before',
-    );
+    expect(
+      renderOutcome(
+        outcome({ plan_delta: '', known_risks: '  ', delivery_state: 'DONE', notes: ['two callers', '', 'tests were red before'] }),
+      ),
+    ).toBe('Plan delta: none\nNext action: apply the patch\nKnown risks: none\nDelivery: DONE\nNotes: two callers; tests were red before');
   });
 
   it.each([
@@ -36,10 +40,15 @@ describe('renderOutcome', () => {
   });
 
   it('renders what the parser read, without the block it came from', () => {
-    const parsed = parseReasoning('<ide_reasoning>\n- saw two callers\n- Plan delta: patch both\n- Next action: apply_patch\n- Known risks: none\n- Delivery: NEEDS_WORK\n</ide_reasoning>\nPatching.', 'micro');
+    const parsed = parseReasoning(
+      '<ide_reasoning>\n- saw two callers\n- Plan delta: patch both\n- Next action: apply_patch\n- Known risks: none\n- Delivery: NEEDS_WORK\n</ide_reasoning>\nPatching.',
+      'micro',
+    );
     if (!parsed.ok) throw new Error(parsed.detail);
     const rendered = renderOutcome(parsed.outcome);
-    expect(rendered).toBe('Plan delta: patch both\nNext action: apply_patch\nKnown risks: none\nDelivery: NEEDS_WORK\nNotes: saw two callers');
+    expect(rendered).toBe(
+      'Plan delta: patch both\nNext action: apply_patch\nKnown risks: none\nDelivery: NEEDS_WORK\nNotes: saw two callers',
+    );
     expect(rendered).not.toContain('<ide_reasoning>');
   });
 });

@@ -17,6 +17,9 @@ export function renderOutcome(outcome: ReasoningOutcome): string {
 }
 
 function field(value: string): string {
-  const flat = value.replace(/<\s*(\/?)\s*ide_reasoning\s*>/gi, '$1ide_reasoning').replace(/\s+/g, ' ').trim();
+  const flat = value
+    .replace(/<\s*(\/?)\s*ide_reasoning\s*>/gi, '$1ide_reasoning')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > 0 ? flat : 'none';
 }

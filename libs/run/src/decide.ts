@@ -46,7 +46,14 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       if (batch.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${input.runId} already exists`);
       const { runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough } = input;
       batch.add('RunStarted', { runId, conversationId, userMode, reasoningEnabled, userInput: message, projectRoot, historyThrough });
-      batch.add('MessageAppended', { messageId: runIds.input(runId), role: 'user', content: message, instructions: [], intermediate: false, kind: 'user_input' });
+      batch.add('MessageAppended', {
+        messageId: runIds.input(runId),
+        role: 'user',
+        content: message,
+        instructions: [],
+        intermediate: false,
+        kind: 'user_input',
+      });
       enter(batch, { stage: firstStage(batch.running.start), iteration: 0 }, input.at, context);
       return;
     }
@@ -56,7 +63,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       const current = stageOf(batch);
       if (input.request) batch.add('ModelRequested', input.request);
       batch.add('ModelResponded', input.response);
-      if (current.stage === 'qa_review') throw new StagecraftError('INTERNAL', 'qa_review is answered by the qa service, not by the run model');
+      if (current.stage === 'qa_review')
+        throw new StagecraftError('INTERNAL', 'qa_review is answered by the qa service, not by the run model');
       return follow(batch, interpretAnswer(batch, input.response, context), input.at, context);
     }
     case 'ModelCallFailed':
@@ -75,7 +83,11 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       if (!isRefusal(input.fault)) return fail(batch, input.fault);
       const { stage } = batch.inStage.current;
       batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: input.fault.code, reason: input.fault.message });
-      const text = toolErrorText({ code: input.fault.code, problem: input.fault.message, retry: 'use a tool and arguments this stage allows' });
+      const text = toolErrorText({
+        code: input.fault.code,
+        problem: input.fault.message,
+        retry: 'use a tool and arguments this stage allows',
+      });
       batch.add('MessageAppended', toolResult(batch, call.modelCallId, text));
       return afterToolResult(batch, input.at, context);
     }
@@ -126,7 +138,12 @@ function follow(batch: Batch, next: Follow, at: string, context: DecideContext):
 /** A recovery prompt (seed 002 §10) as a user message in the current stage. */
 function addGuidance(batch: Batch, promptId: string, reason: string, context: DecideContext): void {
   const s = batch.inStage;
-  const request: PromptAssembleRequest = { policy: { ...s.current.policy, prompts: [promptId] }, variables: promptVariables(s), instructions: [], agentType: activeAgent(s.delegations) };
+  const request: PromptAssembleRequest = {
+    policy: { ...s.current.policy, prompts: [promptId] },
+    variables: promptVariables(s),
+    instructions: [],
+    agentType: activeAgent(s.delegations),
+  };
   const text = context.knowledge.prompt(promptId);
   if (text === undefined) throw new Missing({ kind: 'prompt', promptId, request });
   batch.add('MessageAppended', {
@@ -157,8 +174,15 @@ function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideConte
   if (!policies) throw new Missing({ kind: 'policies', request: { userMode, reasoningEnabled, delegation } });
   const policy = policies.find((p) => p.stage === stage);
   // The user's switches are theirs alone: a policy that changes them stops the run.
-  if (!policy || policy.userMode !== userMode || policy.reasoningEnabled !== reasoningEnabled || policy.delegation.chain.join('/') !== delegation.chain.join('/')) {
-    const got = policy ? `mode ${policy.userMode}, reasoning ${policy.reasoningEnabled}, chain [${policy.delegation.chain.join(', ')}]` : 'no policy';
+  if (
+    !policy ||
+    policy.userMode !== userMode ||
+    policy.reasoningEnabled !== reasoningEnabled ||
+    policy.delegation.chain.join('/') !== delegation.chain.join('/')
+  ) {
+    const got = policy
+      ? `mode ${policy.userMode}, reasoning ${policy.reasoningEnabled}, chain [${policy.delegation.chain.join(', ')}]`
+      : 'no policy';
     throw new StagecraftError('INVARIANT_VIOLATION', `policy for ${stage} does not keep the user's switches (${got})`);
   }
   return policy;
@@ -225,4 +249,3 @@ function awaitingReview(batch: Batch): void {
   const s = batch.inStage;
   if (s.current.stage !== 'qa_review' || s.qaReport) throw new StagecraftError('INTERNAL', 'no review is awaited');
 }
-

@@ -24,7 +24,13 @@ export function applyInstructions(active: readonly Delegation[], requested: Requ
     if (r.kind === 'ReturnControl') {
       const top = stack.pop();
       if (!top) {
-        events.push(pending('InstructionIssued', { instruction: { kind: 'ReturnControl', result: r.result }, accepted: false, reason: 'no specialist is active' }));
+        events.push(
+          pending('InstructionIssued', {
+            instruction: { kind: 'ReturnControl', result: r.result },
+            accepted: false,
+            reason: 'no specialist is active',
+          }),
+        );
         notes.push('Return of control refused: no specialist is active. Continue the task.');
         continue;
       }
@@ -33,20 +39,31 @@ export function applyInstructions(active: readonly Delegation[], requested: Requ
       continue;
     }
     const chain = [MAIN, ...stack.map((d) => d.agentType)];
-    const instruction: DelegateReasoning = { kind: 'DelegateReasoning', agentType: r.agentType, agentPrompt: r.agentPrompt, markIntermediate: true };
+    const instruction: DelegateReasoning = {
+      kind: 'DelegateReasoning',
+      agentType: r.agentType,
+      agentPrompt: r.agentPrompt,
+      markIntermediate: true,
+    };
     const refuse = (reason: string) => {
-      const recorded = r.agentPrompt.trim() ? { ...instruction, agentPrompt: r.agentPrompt.slice(0, 50_000) } : { ...instruction, agentPrompt: '(blank)' };
+      const recorded = r.agentPrompt.trim()
+        ? { ...instruction, agentPrompt: r.agentPrompt.slice(0, 50_000) }
+        : { ...instruction, agentPrompt: '(blank)' };
       events.push(pending('InstructionIssued', { instruction: recorded, accepted: false, reason }));
       notes.push(`Delegation to ${r.agentType} refused: ${reason}. Continue without it.`);
     };
-    if (!AgentType.safeParse(r.agentType).success) refuse('the agent type must be a name a context id can carry (letters, digits, . _ : -; at most 128 characters)');
+    if (!AgentType.safeParse(r.agentType).success)
+      refuse('the agent type must be a name a context id can carry (letters, digits, . _ : -; at most 128 characters)');
     else if (r.agentPrompt.trim() === '' || r.agentPrompt.length > 50_000) refuse('the specialist prompt must be 1 to 50,000 characters');
-    else if (stack.length >= limits.maxDelegationDepth) refuse(`delegation depth limit ${limits.maxDelegationDepth} reached (${chain.join(' → ')})`);
+    else if (stack.length >= limits.maxDelegationDepth)
+      refuse(`delegation depth limit ${limits.maxDelegationDepth} reached (${chain.join(' → ')})`);
     else if (chain.includes(r.agentType)) refuse(`delegation loop ${[...chain, r.agentType].join(' → ')}`);
     else {
       stack.push({ agentType: r.agentType, agentPrompt: r.agentPrompt, markIntermediate: true });
       events.push(pending('InstructionIssued', { instruction, accepted: true }));
-      notes.push(`Control is now with the specialist ${r.agentType} (${r.agentPrompt.length} chars of instructions in the system prompt). Work as that specialist; end with <return-control>your result</return-control>.`);
+      notes.push(
+        `Control is now with the specialist ${r.agentType} (${r.agentPrompt.length} chars of instructions in the system prompt). Work as that specialist; end with <return-control>your result</return-control>.`,
+      );
     }
   }
   return { events, notes };

@@ -42,7 +42,11 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
   switch (event.type) {
     case 'StageEntered': {
       const { stage, iteration, policy, contextId } = event.data;
-      return { ...s, sequences: observeContextId(s.sequences, contextId), current: { stage, iteration, policy, contextId, corrections: 0, step: { kind: 'ask' } } };
+      return {
+        ...s,
+        sequences: observeContextId(s.sequences, contextId),
+        current: { stage, iteration, policy, contextId, corrections: 0, step: { kind: 'ask' } },
+      };
     }
     case 'ModelRequested':
       return {
@@ -57,7 +61,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       return { ...s, lastOutcome: event.data.outcome };
     case 'MessageAppended': {
       const next = { ...s, messageCount: s.messageCount + 1, history: [...s.history, toChatMessage(event.data)] };
-      if (s.current && event.data.kind === 'correction') return { ...next, current: { ...s.current, corrections: s.current.corrections + 1, step: { kind: 'ask' } } };
+      if (s.current && event.data.kind === 'correction')
+        return { ...next, current: { ...s.current, corrections: s.current.corrections + 1, step: { kind: 'ask' } } };
       const answer = isAnswer(s, event.data) ? event.data.content : s.answer;
       // A message means the model's last answer has been read: the stage asks again unless tools are open.
       const step = s.current?.step.kind === 'tools' ? s.current.step : { kind: 'ask' as const };
@@ -74,7 +79,11 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       const toolLog = [...s.toolLog, toolLogLine(event)];
       if (s.current?.step.kind !== 'tools') return { ...s, toolLog };
       const open = s.current.step.open.filter((c) => c.callId !== event.data.callId);
-      return { ...s, toolLog, current: withStep(s.current, open.length ? { kind: 'tools', open: [open[0], ...open.slice(1)] } : { kind: 'ask' }) };
+      return {
+        ...s,
+        toolLog,
+        current: withStep(s.current, open.length ? { kind: 'tools', open: [open[0], ...open.slice(1)] } : { kind: 'ask' }),
+      };
     }
     case 'DeliveryChecked':
       // DONE is authoritative: nothing after it can turn it back into NEEDS_WORK.
@@ -84,12 +93,21 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
     case 'InstructionIssued': {
       const i = event.data.instruction;
       if (!event.data.accepted) return s;
-      if (i.kind === 'DelegateReasoning') return { ...s, delegations: [...s.delegations, { agentType: i.agentType, agentPrompt: i.agentPrompt, markIntermediate: i.markIntermediate }] };
+      if (i.kind === 'DelegateReasoning')
+        return {
+          ...s,
+          delegations: [...s.delegations, { agentType: i.agentType, agentPrompt: i.agentPrompt, markIntermediate: i.markIntermediate }],
+        };
       if (i.kind === 'ReturnControl') return { ...s, delegations: s.delegations.slice(0, -1) };
       return s;
     }
     case 'RunCompleted':
-      return { ...s, status: 'completed', answer: event.data.answer, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState };
+      return {
+        ...s,
+        status: 'completed',
+        answer: event.data.answer,
+        deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState,
+      };
     case 'RunFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
     case 'RunStarted':

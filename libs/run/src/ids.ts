@@ -13,7 +13,8 @@ export const runIds = {
   turnUser: (runId: string) => `${runId}.user`,
   turnAnswer: (runId: string) => `${runId}.answer`,
   /** Safe for stream names and subjects: the model chooses its tool call ids, so they are cleaned first. */
-  toolCall: (requestId: string, modelCallId: string) => `${requestId}.${modelCallId.replace(/[^A-Za-z0-9_:-]/g, '_').slice(0, 48) || 'call'}`,
+  toolCall: (requestId: string, modelCallId: string) =>
+    `${requestId}.${modelCallId.replace(/[^A-Za-z0-9_:-]/g, '_').slice(0, 48) || 'call'}`,
 } as const;
 
 export const MAIN_AGENT = 'main';

@@ -1,4 +1,13 @@
-import { DelegationState, ErrorCode, PromptAssembleRequest, QAModelCall, QAReport, StagePolicy, ToolResult, UserMode } from '@stagecraft/contracts';
+import {
+  DelegationState,
+  ErrorCode,
+  PromptAssembleRequest,
+  QAModelCall,
+  QAReport,
+  StagePolicy,
+  ToolResult,
+  UserMode,
+} from '@stagecraft/contracts';
 import { ModelRequestRecord, ModelResponse } from './state';
 
 /** What went wrong, as the error reply that reported it. */

@@ -5,8 +5,7 @@
  *   <return-control>what the specialist found</return-control>
  */
 export type RequestedInstruction =
-  | { kind: 'DelegateReasoning'; agentType: string; agentPrompt: string }
-  | { kind: 'ReturnControl'; result: string };
+  { kind: 'DelegateReasoning'; agentType: string; agentPrompt: string } | { kind: 'ReturnControl'; result: string };
 
 const DELEGATE = /<delegate-reasoning(?:\s+agent\s*=\s*"([^"]*)")?\s*>([\s\S]*?)<\/delegate-reasoning>/gi;
 const RETURN = /<return-control>([\s\S]*?)<\/return-control>/gi;
@@ -14,7 +13,10 @@ const RETURN = /<return-control>([\s\S]*?)<\/return-control>/gi;
 export function findInstructionTags(text: string): { requested: RequestedInstruction[]; rest: string } {
   const requested: { at: number; instruction: RequestedInstruction }[] = [];
   for (const m of text.matchAll(DELEGATE)) {
-    requested.push({ at: m.index ?? 0, instruction: { kind: 'DelegateReasoning', agentType: (m[1] ?? '').trim() || 'specialist', agentPrompt: m[2].trim() } });
+    requested.push({
+      at: m.index ?? 0,
+      instruction: { kind: 'DelegateReasoning', agentType: (m[1] ?? '').trim() || 'specialist', agentPrompt: m[2].trim() },
+    });
   }
   for (const m of text.matchAll(RETURN)) requested.push({ at: m.index ?? 0, instruction: { kind: 'ReturnControl', result: m[1].trim() } });
   const rest = text.replace(DELEGATE, '').replace(RETURN, '').trim();

@@ -6,14 +6,25 @@ import type { DecideContext, Follow } from './decide';
 import { applyInstructions } from './delegation';
 import { runIds } from './ids';
 import { findInstructionTags } from './instruction-tags';
-import { afterDeliveryCheck, afterSpeakerChange, asksUserForInput, isActing, isThinReasoning, nextActingStep, toDeliveryGate } from './rules';
+import {
+  afterDeliveryCheck,
+  afterSpeakerChange,
+  asksUserForInput,
+  isActing,
+  isThinReasoning,
+  nextActingStep,
+  toDeliveryGate,
+} from './rules';
 import { ModelResponse } from './state';
 
 /** Asks again in the same stage for a reply the run can use; once the stage's corrections are spent, the run fails. */
 function correction(batch: Batch, context: DecideContext, promptId: string, reason: string): Follow {
   const { current } = batch.inStage;
   if (current.corrections < context.limits.maxCorrectionsPerStage) return { kind: 'correct', promptId, reason };
-  return { kind: 'fail', fault: { code: 'MODEL_FORMAT', message: `${reason}; still wrong after ${current.corrections} correction(s) in ${current.stage}` } };
+  return {
+    kind: 'fail',
+    fault: { code: 'MODEL_FORMAT', message: `${reason}; still wrong after ${current.corrections} correction(s) in ${current.stage}` },
+  };
 }
 
 function parseArguments(raw: string): Record<string, unknown> | null {
@@ -41,7 +52,13 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
   if (policy.reasoning.required) {
     const format = policy.reasoning.rule === 'macro' ? 'macro' : 'micro';
     const parsed = parseReasoning(response.content, format);
-    if (!parsed.ok) return correction(batch, context, RECOVERY_PROMPTS.reasoningFormatCorrection, `${format} reasoning ${parsed.problem}: ${parsed.detail}`);
+    if (!parsed.ok)
+      return correction(
+        batch,
+        context,
+        RECOVERY_PROMPTS.reasoningFormatCorrection,
+        `${format} reasoning ${parsed.problem}: ${parsed.detail}`,
+      );
     outcome = parsed.outcome;
     visible = parsed.visible.trim();
     batch.add('ReasoningRecorded', { requestId: response.requestId, format, text: parsed.block, outcome });
@@ -52,7 +69,12 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
   if (visible === '' && calls.length === 0 && !(stage === 'delivery_check' && outcome)) {
     if (outcome) return correction(batch, context, RECOVERY_PROMPTS.reasoningOnlyNoAnswer, 'reasoning without an answer or a tool call');
     const again = s.current.corrections > 0;
-    return correction(batch, context, again ? RECOVERY_PROMPTS.emptyResponseFollowup : RECOVERY_PROMPTS.emptyResponseRecovery, 'empty response');
+    return correction(
+      batch,
+      context,
+      again ? RECOVERY_PROMPTS.emptyResponseFollowup : RECOVERY_PROMPTS.emptyResponseRecovery,
+      'empty response',
+    );
   }
   if (acting && agentMode && calls.length === 0 && asksUserForInput(visible)) {
     return correction(batch, context, RECOVERY_PROMPTS.noUserInputNextStep, 'asked the user for input instead of using its tools');
@@ -80,7 +102,15 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
     assistant(tags.rest, []);
     for (const e of applied.events) batch.add(e.type, e.data as never);
     const at = batch.running;
-    batch.add('MessageAppended', { messageId: runIds.message(at.start.runId, at.messageCount + 1), role: 'user', content: applied.notes.join('\n\n'), instructions: [], intermediate: true, kind: 'delegation', stage });
+    batch.add('MessageAppended', {
+      messageId: runIds.message(at.start.runId, at.messageCount + 1),
+      role: 'user',
+      content: applied.notes.join('\n\n'),
+      instructions: [],
+      intermediate: true,
+      kind: 'delegation',
+      stage,
+    });
     // A change of speaker is a new stage entry: the policy and context id follow the new delegation chain.
     // Instructions that were all refused close the round as well (as tool calls that were all refused do),
     // so a model that keeps asking for a refused delegation still reaches the loop's bound.
@@ -89,7 +119,8 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
 
   // A next step described but not taken: asked once or twice to take it, then the gate judges the reply.
   // Nudges: the reply is usable, so once the stage's corrections are spent it stands as it is.
-  const nudge = (promptId: string, reason: string): Follow | null => (s.current.corrections < limits.maxCorrectionsPerStage ? { kind: 'correct', promptId, reason } : null);
+  const nudge = (promptId: string, reason: string): Follow | null =>
+    s.current.corrections < limits.maxCorrectionsPerStage ? { kind: 'correct', promptId, reason } : null;
   const described = acting && agentMode && policy.toolLoop && calls.length === 0 && outcome?.delivery_state === 'NEEDS_WORK';
   const thin = outcome !== null && stage !== 'delivery_check' && calls.length === 0 && isThinReasoning(outcome);
   const nudged = described
@@ -111,14 +142,20 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
       if (calls.length === 0 || !runsTools) return { kind: 'enter', transition: toDeliveryGate(s.deliveryChecks) };
       // Every call refused at once closes the round here; otherwise the tools' results close it.
       const after = batch.inStage;
-      return after.current.step.kind === 'tools' ? { kind: 'stay' } : { kind: 'enter', transition: nextActingStep(s.current, s.deliveryChecks, limits) };
+      return after.current.step.kind === 'tools'
+        ? { kind: 'stay' }
+        : { kind: 'enter', transition: nextActingStep(s.current, s.deliveryChecks, limits) };
     }
     case 'delivery_check': {
       const delivery = outcome?.delivery_state ?? deliveryStatement(visible) ?? 'NEEDS_WORK';
       batch.add('DeliveryChecked', { state: delivery, iteration: s.deliveryChecks, reason: outcome?.plan_delta || undefined });
       const transition = afterDeliveryCheck(delivery === 'DONE', s.deliveryChecks, limits);
       if (transition.stage !== 'act') return { kind: 'enter', transition };
-      return { kind: 'enter', transition, guidance: { promptId: RECOVERY_PROMPTS.enforceDeliveryCompletion, reason: 'the delivery check found work left' } };
+      return {
+        kind: 'enter',
+        transition,
+        guidance: { promptId: RECOVERY_PROMPTS.enforceDeliveryCompletion, reason: 'the delivery check found work left' },
+      };
     }
     case 'qa_review':
       return { kind: 'fail', fault: { code: 'INTERNAL', message: 'qa_review is answered by the qa service' } };
@@ -140,8 +177,18 @@ function addToolCalls(batch: Batch, response: ModelResponse, calls: ToolCall[], 
       batch.add('ToolCallRequested', { callId, tool: tool.data, arguments: args, stage, modelCallId: call.id });
       continue;
     }
-    const problem = !runsTools ? `no tools are available in the ${stage} stage` : !tool.success ? `unknown tool "${call.name}"` : `the arguments of ${call.name} are not a JSON object`;
-    batch.add('ToolCallRejected', { callId, tool: call.name, stage, code: runsTools && !args ? 'VALIDATION' : 'FORBIDDEN_TOOL', reason: problem });
+    const problem = !runsTools
+      ? `no tools are available in the ${stage} stage`
+      : !tool.success
+        ? `unknown tool "${call.name}"`
+        : `the arguments of ${call.name} are not a JSON object`;
+    batch.add('ToolCallRejected', {
+      callId,
+      tool: call.name,
+      stage,
+      code: runsTools && !args ? 'VALIDATION' : 'FORBIDDEN_TOOL',
+      reason: problem,
+    });
     const retry = runsTools ? 'call one of the offered tools with a JSON object of arguments' : 'answer without tools';
     const at = batch.running;
     batch.add('MessageAppended', {

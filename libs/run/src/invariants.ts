@@ -12,8 +12,10 @@ import { ModelCallPlan } from './next-step';
 export function requestViolations(plan: ModelCallPlan, promptIds: readonly string[], messages: readonly ChatMessage[]): string[] {
   const problems: string[] = [];
   const { policy } = plan;
-  if (policy.reasoning.required && !promptIds.some(isReasoningPrompt)) problems.push(`the ${policy.stage} stage requires reasoning but the prompt carries no reasoning instruction`);
-  if (!policy.reasoning.required && promptIds.some(isReasoningPrompt)) problems.push('the prompt asks for reasoning the user did not enable');
+  if (policy.reasoning.required && !promptIds.some(isReasoningPrompt))
+    problems.push(`the ${policy.stage} stage requires reasoning but the prompt carries no reasoning instruction`);
+  if (!policy.reasoning.required && promptIds.some(isReasoningPrompt))
+    problems.push('the prompt asks for reasoning the user did not enable');
   // Reasoning is what the model wrote: only its own earlier messages could carry it back in.
   // (Corrections describe the format, and a file the model read may mention the tag: neither is reasoning.)
   const polluted = messages.findIndex((m) => m.role === 'assistant' && containsReasoning(m.content));
@@ -22,4 +24,7 @@ export function requestViolations(plan: ModelCallPlan, promptIds: readonly strin
 }
 
 /** The messages a model call sends: the assembled system prompt, then the conversation. */
-export const modelMessages = (plan: ModelCallPlan, system: string): ChatMessage[] => [{ role: 'system', content: system }, ...plan.conversation];
+export const modelMessages = (plan: ModelCallPlan, system: string): ChatMessage[] => [
+  { role: 'system', content: system },
+  ...plan.conversation,
+];

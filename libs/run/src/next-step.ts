@@ -52,13 +52,21 @@ function modelCallPlan(s: InStage): ModelCallPlan {
     requestId: asked ?? runIds.modelRequest(s.start.runId, s.modelRequests + 1),
     record: asked === null,
     policy,
-    assemble: { policy, variables: promptVariables(s), instructions: activeInstructions(s.delegations), agentType: activeAgent(s.delegations) },
+    assemble: {
+      policy,
+      variables: promptVariables(s),
+      instructions: activeInstructions(s.delegations),
+      agentType: activeAgent(s.delegations),
+    },
     conversation: [...s.prior, ...s.history],
     toolNames: policy.toolLoop ? policy.tools : [],
   };
 }
 
-function toolRequest(s: InStage, call: { callId: string; tool: ToolExecuteRequest['tool']; arguments: Record<string, unknown> }): ToolExecuteRequest {
+function toolRequest(
+  s: InStage,
+  call: { callId: string; tool: ToolExecuteRequest['tool']; arguments: Record<string, unknown> },
+): ToolExecuteRequest {
   const { start } = s;
   return {
     callId: call.callId,

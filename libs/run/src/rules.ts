@@ -24,7 +24,9 @@ export function isAnswer(s: Pick<RunProgress, 'delegations' | 'current'>, messag
 }
 
 export function toolLogLine(event: Extract<PendingEvent, { type: 'ToolCallCompleted' | 'ToolCallRejected' }>): string {
-  return event.type === 'ToolCallCompleted' ? `${event.data.tool} ${event.data.ok ? 'ok' : 'failed'}` : `${event.data.tool} refused (${event.data.code})`;
+  return event.type === 'ToolCallCompleted'
+    ? `${event.data.tool} ${event.data.ok ? 'ok' : 'failed'}`
+    : `${event.data.tool} refused (${event.data.code})`;
 }
 
 export interface Transition {
@@ -35,13 +37,17 @@ export interface Transition {
 /** After a tool round, or a change of speaker: loop while the bound allows, then let the delivery gate judge. */
 export function nextActingStep(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
   const next = current.iteration + 1;
-  return next > limits.maxToolIterations ? { stage: 'delivery_check', iteration: deliveryChecks } : { stage: 'tool_followup', iteration: next };
+  return next > limits.maxToolIterations
+    ? { stage: 'delivery_check', iteration: deliveryChecks }
+    : { stage: 'tool_followup', iteration: next };
 }
 
 /** After a change of speaker: the same stage again for the new speaker, within the same bound. */
 export function afterSpeakerChange(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
   const next = current.iteration + 1;
-  return next > limits.maxToolIterations ? { stage: 'delivery_check', iteration: deliveryChecks } : { stage: current.stage, iteration: next };
+  return next > limits.maxToolIterations
+    ? { stage: 'delivery_check', iteration: deliveryChecks }
+    : { stage: current.stage, iteration: next };
 }
 
 /** After an acting stage answered without tools: the delivery gate. */
@@ -68,7 +74,12 @@ export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'last
   return {
     project_root: s.start.projectRoot,
     user_input: s.start.userInput,
-    tool_summary: s.toolLog.length ? s.toolLog.slice(-TOOL_SUMMARY_LINES).map((l, i) => `${i + 1}. ${l}`).join('\n') : 'No tools have run yet.',
+    tool_summary: s.toolLog.length
+      ? s.toolLog
+          .slice(-TOOL_SUMMARY_LINES)
+          .map((l, i) => `${i + 1}. ${l}`)
+          .join('\n')
+      : 'No tools have run yet.',
     last_step_outcome: s.lastOutcome ? renderOutcome(s.lastOutcome) : 'No step has finished yet.',
   };
 }
@@ -76,13 +87,23 @@ export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'last
 /** The active specialist's brief, which the system prompt carries while it speaks. */
 export function activeInstructions(delegations: readonly Delegation[]) {
   const top = delegations.at(-1);
-  return top ? [{ kind: 'DelegateReasoning' as const, agentType: top.agentType, agentPrompt: top.agentPrompt, markIntermediate: top.markIntermediate }] : [];
+  return top
+    ? [
+        {
+          kind: 'DelegateReasoning' as const,
+          agentType: top.agentType,
+          agentPrompt: top.agentPrompt,
+          markIntermediate: top.markIntermediate,
+        },
+      ]
+    : [];
 }
 
 const PLACEHOLDER = /^(?:none|n\/?a|tbd|todo|nothing|unknown|-+|\.{3}|…)?\.?$/i;
 
 /** Reasoning that says work remains but names nothing to do next cannot steer the work. */
-export const isThinReasoning = (outcome: ReasoningOutcome): boolean => outcome.delivery_state === 'NEEDS_WORK' && PLACEHOLDER.test(outcome.next_action.trim());
+export const isThinReasoning = (outcome: ReasoningOutcome): boolean =>
+  outcome.delivery_state === 'NEEDS_WORK' && PLACEHOLDER.test(outcome.next_action.trim());
 
 const ASKS_USER =
   /\b(please|could you|can you|would you)\s+(provide|share|paste|upload|send|attach|give me)\b|\b(paste|share|upload|send)\s+(me\s+)?(the|your)\s+(file|files|diff|code|contents|logs?|output)\b/i;

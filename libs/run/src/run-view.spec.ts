@@ -7,7 +7,11 @@ const started: RunEvent = {
   data: { runId: 'r1', conversationId: 'c1', userMode: 'agent', reasoningEnabled: true, userInput: 'fix it', projectRoot: '/p' },
   metadata,
 };
-const delivery = (state: 'DONE' | 'NEEDS_WORK', iteration: number): RunEvent => ({ type: 'DeliveryChecked', data: { state, iteration }, metadata });
+const delivery = (state: 'DONE' | 'NEEDS_WORK', iteration: number): RunEvent => ({
+  type: 'DeliveryChecked',
+  data: { state, iteration },
+  metadata,
+});
 
 describe('run view', () => {
   it('is null for a stream that does not start with RunStarted', () => {
@@ -15,8 +19,19 @@ describe('run view', () => {
   });
 
   it('tracks status, revision and the answer', () => {
-    const view = foldRunView([started, delivery('DONE', 0), { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata }]);
-    expect(view).toMatchObject({ status: 'completed', answer: 'done', deliveryState: 'DONE', eventCount: 3, revision: 2, userMode: 'agent' });
+    const view = foldRunView([
+      started,
+      delivery('DONE', 0),
+      { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata },
+    ]);
+    expect(view).toMatchObject({
+      status: 'completed',
+      answer: 'done',
+      deliveryState: 'DONE',
+      eventCount: 3,
+      revision: 2,
+      userMode: 'agent',
+    });
   });
 
   it('never lets a later NEEDS_WORK erase a DONE delivery', () => {

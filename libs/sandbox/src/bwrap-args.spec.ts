@@ -36,7 +36,16 @@ describe('bwrapArgs', () => {
   });
 
   it('unshares every namespace, drops every capability and forbids new user namespaces', () => {
-    for (const flags of [['--unshare-all'], ['--unshare-user'], ['--disable-userns'], ['--cap-drop', 'ALL'], ['--die-with-parent'], ['--new-session'], ['--proc', '/proc'], ['--dev', '/dev']]) {
+    for (const flags of [
+      ['--unshare-all'],
+      ['--unshare-user'],
+      ['--disable-userns'],
+      ['--cap-drop', 'ALL'],
+      ['--die-with-parent'],
+      ['--new-session'],
+      ['--proc', '/proc'],
+      ['--dev', '/dev'],
+    ]) {
       expect(has(argv, ...flags)).toBe(true);
     }
     expect(argv).not.toContain('--share-net');

@@ -27,7 +27,17 @@ const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
  * The part of /etc that linkers, git, node and python read. Not passwd, shadow, group or the TLS
  * private keys: /etc/ssl is bound piece by piece for that reason.
  */
-const ETC = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/ssl/certs', '/etc/ssl/openssl.cnf', '/etc/ca-certificates', '/etc/localtime', '/etc/nsswitch.conf'];
+const ETC = [
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/ca-certificates',
+  '/etc/localtime',
+  '/etc/nsswitch.conf',
+];
 const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts', '/etc/gai.conf'];
 
 /** What this machine's file system looks like, read once: the pure argv builder takes it as data. */
@@ -43,7 +53,9 @@ export function hostLayout(execPath: string): HostLayout {
   });
   const nodeBinDir = dirname(execPath);
   const installation = dirname(nodeBinDir);
-  const coveredBySystem = system.some((e) => e.symlinkTo === undefined && (installation === e.path || installation.startsWith(`${e.path}/`)));
+  const coveredBySystem = system.some(
+    (e) => e.symlinkTo === undefined && (installation === e.path || installation.startsWith(`${e.path}/`)),
+  );
   return { system, nodeDir: coveredBySystem ? null : installation, nodeBinDir };
 }
 
@@ -56,27 +68,39 @@ const pairs = (flag: string, items: readonly string[]) => items.flatMap((item) =
  * user namespace unless told otherwise, and with them a command could remount /usr read-write.
  */
 export function bwrapArgs(layout: HostLayout, plan: BwrapPlan): string[] {
-  const system = layout.system.flatMap((e) => (e.symlinkTo === undefined ? ['--ro-bind', e.path, e.path] : ['--symlink', e.symlinkTo, e.path]));
+  const system = layout.system.flatMap((e) =>
+    e.symlinkTo === undefined ? ['--ro-bind', e.path, e.path] : ['--symlink', e.symlinkTo, e.path],
+  );
   const env = Object.entries(plan.env).flatMap(([name, value]) => ['--setenv', name, value]);
   return [
     ...system,
     ...pairs('--ro-bind-try', plan.network ? [...ETC, ...ETC_NETWORK] : ETC),
     ...(layout.nodeDir === null ? [] : ['--ro-bind', layout.nodeDir, layout.nodeDir]),
-    '--tmpfs', '/tmp',
-    '--dir', plan.home,
-    '--bind', plan.root, plan.root,
-    '--proc', '/proc',
-    '--dev', '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--dir',
+    plan.home,
+    '--bind',
+    plan.root,
+    plan.root,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
     // The skeleton bwrap built the mounts on turns read-only: a write beyond the root fails, or lands
     // in the private /tmp, which dies with the call.
-    '--remount-ro', '/',
-    '--chdir', plan.root,
+    '--remount-ro',
+    '/',
+    '--chdir',
+    plan.root,
     '--unshare-all',
     ...(plan.network ? ['--share-net'] : []),
     '--unshare-user',
     '--disable-userns',
-    '--cap-drop', 'ALL',
-    '--hostname', 'sandbox',
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
     '--die-with-parent',
     '--new-session',
     '--clearenv',

@@ -17,7 +17,10 @@ describe('sandboxEnvironment', () => {
   });
 
   it("adds the operator's variables, but never the service's own, and never over a built-in one", () => {
-    const env = sandboxEnvironment({ ...plan, passEnv: { GOPATH: '/go', OPENAI_API_KEY: 'sk-x', nats_url: 'nats://x', STAGECRAFT_STORE: 'sqlite:x', HOME: '/root' } });
+    const env = sandboxEnvironment({
+      ...plan,
+      passEnv: { GOPATH: '/go', OPENAI_API_KEY: 'sk-x', nats_url: 'nats://x', STAGECRAFT_STORE: 'sqlite:x', HOME: '/root' },
+    });
     expect(env.GOPATH).toBe('/go');
     expect(env.HOME).toBe('/tmp/sandbox-home');
     expect(Object.keys(env).filter((name) => /OPENAI|NATS|STAGECRAFT/i.test(name))).toEqual([]);

@@ -17,10 +17,28 @@ export interface Machine {
 
 /** bwrap around prlimit around the command; prlimit runs inside, so the limits count the call's own processes. */
 export function sandboxedLaunch(machine: Machine, request: CommandRequest, options: SandboxOptions): Launch {
-  const env = sandboxEnvironment({ root: request.root, home: SANDBOX_HOME, nodeBinDir: machine.layout.nodeBinDir, passEnv: options.passEnv });
+  const env = sandboxEnvironment({
+    root: request.root,
+    home: SANDBOX_HOME,
+    nodeBinDir: machine.layout.nodeBinDir,
+    passEnv: options.passEnv,
+  });
   const plan = { root: request.root, home: SANDBOX_HOME, network: options.network, env };
   // bwrap itself gets the clean environment too: /proc/1/environ inside shows what bwrap started with.
-  return { file: machine.bwrap, argv: ['--info-fd', '3', ...bwrapArgs(machine.layout, plan), machine.prlimit, ...prlimitArgs(options.limits), request.command, ...request.args], env, infoFd: true };
+  return {
+    file: machine.bwrap,
+    argv: [
+      '--info-fd',
+      '3',
+      ...bwrapArgs(machine.layout, plan),
+      machine.prlimit,
+      ...prlimitArgs(options.limits),
+      request.command,
+      ...request.args,
+    ],
+    env,
+    infoFd: true,
+  };
 }
 
 /** The operator's opt-out: no namespaces, but still the clean environment and the limits. */
@@ -33,11 +51,19 @@ export function directLaunch(prlimit: string, nodeBinDir: string, home: string, 
 const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
 
 /** Runs a launch, inside its own pids cgroup when the machine has one, and removes that cgroup after. */
-export async function execute(launch: Launch, request: CommandRequest, cgroupParent: string | null, maxProcesses: number): Promise<Finished> {
+export async function execute(
+  launch: Launch,
+  request: CommandRequest,
+  cgroupParent: string | null,
+  maxProcesses: number,
+): Promise<Finished> {
   if (cgroupParent === null) return supervise(launch, request);
   const cgroup = createCallCgroup(cgroupParent, maxProcesses);
   try {
-    return await supervise({ ...launch, file: '/bin/sh', argv: ['-c', JOIN_CGROUP, cgroup.procsFile, launch.file, ...launch.argv] }, request);
+    return await supervise(
+      { ...launch, file: '/bin/sh', argv: ['-c', JOIN_CGROUP, cgroup.procsFile, launch.file, ...launch.argv] },
+      request,
+    );
   } finally {
     await cgroup.dispose();
   }

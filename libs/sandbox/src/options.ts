@@ -66,7 +66,10 @@ function bwrapPath(env: Env): string {
   const raw = env.STAGECRAFT_SANDBOX?.trim();
   if (raw === undefined || raw === '' || raw === 'bwrap') return DEFAULT_SANDBOX_OPTIONS.bwrap;
   if (raw.startsWith('/')) return raw;
-  throw invalid('STAGECRAFT_SANDBOX', `expected 'bwrap' or the absolute path of a bwrap executable, got '${raw}' (to run commands without a sandbox, set ${UNSAFE_OPT_OUT}=1 instead)`);
+  throw invalid(
+    'STAGECRAFT_SANDBOX',
+    `expected 'bwrap' or the absolute path of a bwrap executable, got '${raw}' (to run commands without a sandbox, set ${UNSAFE_OPT_OUT}=1 instead)`,
+  );
 }
 
 function passEnv(env: Env): Record<string, string> {
@@ -74,7 +77,11 @@ function passEnv(env: Env): Record<string, string> {
   const malformed = names.filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
   if (malformed.length > 0) throw invalid('STAGECRAFT_SANDBOX_ENV', `not variable names: ${malformed.join(', ')}`);
   const forbidden = names.filter(isNeverPassed);
-  if (forbidden.length > 0) throw invalid('STAGECRAFT_SANDBOX_ENV', `${forbidden.join(', ')} may never enter the sandbox (the service's own credentials and settings)`);
+  if (forbidden.length > 0)
+    throw invalid(
+      'STAGECRAFT_SANDBOX_ENV',
+      `${forbidden.join(', ')} may never enter the sandbox (the service's own credentials and settings)`,
+    );
   return Object.fromEntries(names.flatMap((n) => (env[n] === undefined ? [] : [[n, env[n] as string]])));
 }
 

@@ -28,7 +28,9 @@ function candidates(): string[] {
     if (path === undefined) return [];
     if (controllers.split(',').includes('pids')) return [join('/sys/fs/cgroup/pids', path)];
     if (controllers !== '') return [];
-    return ['/sys/fs/cgroup', '/sys/fs/cgroup/unified'].map((mount) => join(mount, path)).filter((dir) => readFileOr(join(dir, 'cgroup.subtree_control'), '').split(' ').includes('pids'));
+    return ['/sys/fs/cgroup', '/sys/fs/cgroup/unified']
+      .map((mount) => join(mount, path))
+      .filter((dir) => readFileOr(join(dir, 'cgroup.subtree_control'), '').split(' ').includes('pids'));
   });
 }
 
@@ -89,7 +91,11 @@ export function pidsCgroupParent(): string | null {
 
 let sequence = 0;
 
-const pidsIn = (dir: string) => readFileOr(join(dir, 'cgroup.procs'), '').split('\n').filter((p) => p !== '').map(Number);
+const pidsIn = (dir: string) =>
+  readFileOr(join(dir, 'cgroup.procs'), '')
+    .split('\n')
+    .filter((p) => p !== '')
+    .map(Number);
 
 export function createCallCgroup(parent: string, maxProcesses: number): CallCgroup {
   const dir = join(parent, `${PREFIX}${process.pid}-${++sequence}`);

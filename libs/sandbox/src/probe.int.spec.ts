@@ -13,7 +13,10 @@ describe('probeSandbox', () => {
 
   it('reports a bwrap that is not installed', async () => {
     const status = await probeSandbox({ ...DEFAULT_SANDBOX_OPTIONS, bwrap: 'stagecraft-no-such-bwrap' });
-    expect(status).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap \('stagecraft-no-such-bwrap'\) is not installed in \/usr\/local\/sbin:/) });
+    expect(status).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap \('stagecraft-no-such-bwrap'\) is not installed in \/usr\/local\/sbin:/),
+    });
   });
 
   it('finds the installed bwrap and says how process counts are bounded', async () => {
@@ -31,10 +34,16 @@ describe('runSandboxed', () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-sandbox-run-')));
     const output: Buffer[] = [];
     try {
-      const result = await runSandboxed({ command: 'ls', args: ['-a'], root, timeoutMs: 10_000, killGraceMs: 500, onOutput: (c) => output.push(c) }, DEFAULT_SANDBOX_OPTIONS);
+      const result = await runSandboxed(
+        { command: 'ls', args: ['-a'], root, timeoutMs: 10_000, killGraceMs: 500, onOutput: (c) => output.push(c) },
+        DEFAULT_SANDBOX_OPTIONS,
+      );
       expect(result).toEqual({ exitCode: 0, signal: null, timedOut: false, sandboxed: true });
       expect(Buffer.concat(output).toString()).toBe('.\n..\n');
-      const mine = status.cgroupParent === null ? [] : readdirSync(status.cgroupParent).filter((name) => name.startsWith(`stagecraft-sandbox-${process.pid}-`));
+      const mine =
+        status.cgroupParent === null
+          ? []
+          : readdirSync(status.cgroupParent).filter((name) => name.startsWith(`stagecraft-sandbox-${process.pid}-`));
       expect(mine).toEqual([]);
     } finally {
       rmSync(root, { recursive: true, force: true });

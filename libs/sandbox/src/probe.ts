@@ -14,15 +14,17 @@ import { pidsCgroupParent } from './pids-cgroup';
 export type ProcessLimit = 'cgroup' | 'rlimit' | 'none';
 
 export type SandboxStatus =
-  | { available: true; machine: Machine; cgroupParent: string | null; processLimit: ProcessLimit }
-  | { available: false; reason: string };
+  { available: true; machine: Machine; cgroupParent: string | null; processLimit: ProcessLimit } | { available: false; reason: string };
 
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** The programs the sandbox needs, or why one is missing. */
 function findMachine(options: SandboxOptions): string | Machine {
   const bwrap = findExecutable(options.bwrap, SYSTEM_PATH);
-  if (bwrap === null) return options.bwrap.startsWith('/') ? `${options.bwrap} does not exist or is not executable` : `bubblewrap ('${options.bwrap}') is not installed in ${SYSTEM_PATH}`;
+  if (bwrap === null)
+    return options.bwrap.startsWith('/')
+      ? `${options.bwrap} does not exist or is not executable`
+      : `bubblewrap ('${options.bwrap}') is not installed in ${SYSTEM_PATH}`;
   const prlimit = findExecutable('prlimit', SYSTEM_PATH);
   if (prlimit === null) return `prlimit (util-linux) is not installed in ${SYSTEM_PATH}`;
   return { bwrap, prlimit, layout: hostLayout(process.execPath) };
@@ -33,11 +35,20 @@ async function trial(machine: Machine, options: SandboxOptions, cgroupParent: st
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-sandbox-probe-')));
   const output: Buffer[] = [];
   try {
-    const request = { command: 'true', args: [], root, timeoutMs: PROBE_TIMEOUT_MS, killGraceMs: 500, onOutput: (chunk: Buffer) => output.push(chunk) };
+    const request = {
+      command: 'true',
+      args: [],
+      root,
+      timeoutMs: PROBE_TIMEOUT_MS,
+      killGraceMs: 500,
+      onOutput: (chunk: Buffer) => output.push(chunk),
+    };
     const finished = await execute(sandboxedLaunch(machine, request, options), request, cgroupParent, options.limits.processes);
     if (finished.exitCode === 0) return null;
     const said = Buffer.concat(output).toString('utf8').trim().slice(0, 500);
-    const how = finished.spawnError?.message ?? (finished.timedOut ? 'timed out' : finished.exitCode === null ? `killed by ${finished.signal}` : `exit code ${finished.exitCode}`);
+    const how =
+      finished.spawnError?.message ??
+      (finished.timedOut ? 'timed out' : finished.exitCode === null ? `killed by ${finished.signal}` : `exit code ${finished.exitCode}`);
     return `${machine.bwrap} could not start a sandbox (${how})${said ? `: ${said}` : ''}`;
   } finally {
     rmSync(root, { recursive: true, force: true });

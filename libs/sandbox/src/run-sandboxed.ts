@@ -39,7 +39,10 @@ async function runUnsandboxed(request: CommandRequest, options: SandboxOptions):
   const missing = notOnPath(request, dirname(process.execPath));
   if (missing) return { ...missing, sandboxed: false };
   const prlimit = findExecutable('prlimit', SYSTEM_PATH);
-  if (prlimit === null) throw new SandboxUnavailableError(`prlimit (util-linux) is not installed in ${SYSTEM_PATH}, so not even the opt-out's limits can be set`);
+  if (prlimit === null)
+    throw new SandboxUnavailableError(
+      `prlimit (util-linux) is not installed in ${SYSTEM_PATH}, so not even the opt-out's limits can be set`,
+    );
   const home = mkdtempSync(join(tmpdir(), 'stagecraft-home-'));
   try {
     const launch = directLaunch(prlimit, dirname(process.execPath), home, request, options);

@@ -10,7 +10,12 @@ const SECRET_NAME = /_(KEY|TOKEN|SECRET|PASSWORD)$/i;
  */
 export function secretsFromEnv(env: Record<string, string | undefined>): Record<string, string> {
   const listed = new Set((env.STAGECRAFT_SECRET_VARS ?? '').split(/[\s,]+/).filter((n) => n.length > 0));
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '' && (SECRET_NAME.test(entry[0]) || listed.has(entry[0]))));
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && entry[1] !== '' && (SECRET_NAME.test(entry[0]) || listed.has(entry[0])),
+    ),
+  );
 }
 
 /**

@@ -73,7 +73,13 @@ function childPid(stream: Readable | null | undefined): Promise<number | null> {
 
 /** Starts a process in its own group, enforces the timeout, and kills the group when it ends. */
 export async function supervise(launch: Launch, request: CommandRequest): Promise<Finished> {
-  const child = spawn(launch.file, launch.argv, { cwd: request.root, env: launch.env, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore'] });
+  const child = spawn(launch.file, launch.argv, {
+    cwd: request.root,
+    env: launch.env,
+    shell: false,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore'],
+  });
   const info = childPid(launch.infoFd ? (child.stdio[3] as Readable) : null);
   const finished = await watch(child, request);
   await namespaceGone(info);

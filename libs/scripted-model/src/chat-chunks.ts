@@ -19,7 +19,8 @@ export function completionChunks(c: Completion, includeUsage: boolean): object[]
     for (const piece of pieces(call.arguments, 3)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   chunks.push(chunk({}, c.finishReason));
-  if (includeUsage) chunks.push({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: c.usage });
+  if (includeUsage)
+    chunks.push({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: c.usage });
   return chunks;
 }
 

@@ -41,7 +41,11 @@ function estimateUsage(request: RecordedRequest, content: string | null, toolCal
 }
 
 export function completionJson(c: Completion) {
-  const toolCalls = c.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  const toolCalls = c.toolCalls.map((call) => ({
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
   return {
     id: c.id,
     object: 'chat.completion',

@@ -25,7 +25,8 @@ export function embeddingInputs(input: unknown): string[] {
 }
 
 export function embeddingsJson(body: { input?: unknown; model?: unknown; dimensions?: unknown; encoding_format?: unknown }) {
-  const dimensions = typeof body.dimensions === 'number' && body.dimensions > 0 ? Math.floor(body.dimensions) : DEFAULT_EMBEDDING_DIMENSIONS;
+  const dimensions =
+    typeof body.dimensions === 'number' && body.dimensions > 0 ? Math.floor(body.dimensions) : DEFAULT_EMBEDDING_DIMENSIONS;
   const inputs = embeddingInputs(body.input);
   const tokens = inputs.reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
   return {

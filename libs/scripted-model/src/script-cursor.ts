@@ -3,7 +3,9 @@ import { RecordedRequest, Script, ScriptedReply } from './script';
 /** Raised when a request has no scripted reply; answered as a 500 the client must not retry. */
 export class ScriptExhaustedError extends Error {
   constructor(request: RecordedRequest, scripted: number) {
-    super(`scripted model: no reply scripted for request ${request.index} (the script holds ${scripted} ${scripted === 1 ? 'reply' : 'replies'})`);
+    super(
+      `scripted model: no reply scripted for request ${request.index} (the script holds ${scripted} ${scripted === 1 ? 'reply' : 'replies'})`,
+    );
     this.name = 'ScriptExhaustedError';
   }
 }

@@ -52,7 +52,12 @@ describe('scripted model server through the openai client', () => {
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(completion.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({ index: 0, method: 'POST', path: '/chat/completions', body: { model: 'test-model', messages: [{ role: 'user', content: 'hello' }] } });
+    expect(server.requests[0]).toMatchObject({
+      index: 0,
+      method: 'POST',
+      path: '/chat/completions',
+      body: { model: 'test-model', messages: [{ role: 'user', content: 'hello' }] },
+    });
   });
 
   it('gives identical replies to identical conversations on fresh servers (no wall-clock fields)', async () => {
@@ -60,7 +65,10 @@ describe('scripted model server through the openai client', () => {
     const first = await ask();
     const again = await startScriptedModelServer({ script: [{ content: 'same' }] });
     try {
-      const second = await new OpenAI({ baseURL: again.url, apiKey: 'test' }).chat.completions.create({ model: 'test-model', messages: [{ role: 'user', content: 'hello' }] });
+      const second = await new OpenAI({ baseURL: again.url, apiKey: 'test' }).chat.completions.create({
+        model: 'test-model',
+        messages: [{ role: 'user', content: 'hello' }],
+      });
       expect(second).toEqual(first);
     } finally {
       await again.close();
@@ -91,12 +99,21 @@ describe('scripted model server through the openai client', () => {
   });
 
   it('returns tool calls with JSON arguments without streaming', async () => {
-    server.setScript([{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { id: 'call_x', name: 'list_dir', arguments: '{"path":"."}' }] }]);
+    server.setScript([
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'README.md' } },
+          { id: 'call_x', name: 'list_dir', arguments: '{"path":"."}' },
+        ],
+      },
+    ]);
     const completion = await ask();
     const message = completion.choices[0].message;
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
     expect(message.content).toBeNull();
-    const calls = (message.tool_calls ?? []).map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } : null));
+    const calls = (message.tool_calls ?? []).map((c) =>
+      c.type === 'function' ? { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } : null,
+    );
     expect(calls).toEqual([
       { id: 'call_0_0', name: 'read_file', args: { path: 'README.md' } },
       { id: 'call_x', name: 'list_dir', args: { path: '.' } },
@@ -105,7 +122,15 @@ describe('scripted model server through the openai client', () => {
 
   it('streams tool calls: id, type and name first, the arguments in pieces, alongside text', async () => {
     const args = { path: 'docs/notes.md', content: '# Notes\n\nSome "quoted" text.\n' };
-    server.setScript([{ content: 'Writing now.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }, { id: 'w1', name: 'write_file', arguments: args }] }]);
+    server.setScript([
+      {
+        content: 'Writing now.',
+        toolCalls: [
+          { name: 'list_dir', arguments: { path: '.' } },
+          { id: 'w1', name: 'write_file', arguments: args },
+        ],
+      },
+    ]);
     const chunks = await askStreaming();
     const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     const opening = toolDeltas.filter((d) => d.id !== undefined);
@@ -138,7 +163,11 @@ describe('scripted model server through the openai client', () => {
     expect(server.requests).toHaveLength(3);
 
     server.setScript([{ status: 429, content: 'slow down' }]);
-    const raw = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [] }) });
+    const raw = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [] }),
+    });
     expect(raw.status).toBe(429);
     expect(raw.headers.get('retry-after-ms')).toBe('1');
     expect(await raw.json()).toEqual({ error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
@@ -161,7 +190,12 @@ describe('scripted model server through the openai client', () => {
     );
     await tagged.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'y' }] });
     const [first, second] = server.requests;
-    expect(first.headers).toMatchObject({ 'x-stagecraft-run-id': 'run-1', 'x-stagecraft-conversation-id': 'conv-1', 'x-stagecraft-stage': 'delivery_check', authorization: 'Bearer test' });
+    expect(first.headers).toMatchObject({
+      'x-stagecraft-run-id': 'run-1',
+      'x-stagecraft-conversation-id': 'conv-1',
+      'x-stagecraft-stage': 'delivery_check',
+      authorization: 'Bearer test',
+    });
     expect(first.stage).toBe('delivery_check');
     expect(second.stage).toBeUndefined();
     expect(second.headers['x-stagecraft-run-id']).toBe('run-1');
@@ -177,9 +211,20 @@ describe('scripted model server through the openai client', () => {
   });
 
   it('calls a function script once per request with the recorded request', async () => {
-    server.setScript((request) => ({ content: `#${request.index} at ${request.stage ?? 'no stage'}: ${request.body.messages.length} messages` }));
+    server.setScript((request) => ({
+      content: `#${request.index} at ${request.stage ?? 'no stage'}: ${request.body.messages.length} messages`,
+    }));
     const first = await ask();
-    const second = await client.chat.completions.create({ model: 'm', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }] }, { headers: { 'x-stagecraft-stage': 'act' } });
+    const second = await client.chat.completions.create(
+      {
+        model: 'm',
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'u' },
+        ],
+      },
+      { headers: { 'x-stagecraft-stage': 'act' } },
+    );
     expect(first.choices[0].message.content).toBe('#0 at no stage: 1 messages');
     expect(second.choices[0].message.content).toBe('#1 at act: 2 messages');
   });

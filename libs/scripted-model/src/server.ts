@@ -75,7 +75,12 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function route(request: RecordedRequest, res: ServerResponse, reply: () => Promise<ScriptedReply>, signal: AbortSignal): Promise<void> {
+async function route(
+  request: RecordedRequest,
+  res: ServerResponse,
+  reply: () => Promise<ScriptedReply>,
+  signal: AbortSignal,
+): Promise<void> {
   const where = `${request.method} ${request.path}`;
   if (where === 'POST /chat/completions') return answerChat(request, res, await reply(), signal);
   if (where === 'POST /embeddings') return sendJson(res, 200, embeddingsJson(request.body ?? {}));
@@ -91,12 +96,18 @@ async function answerChat(request: RecordedRequest, res: ServerResponse, reply: 
     if (!slept || res.destroyed) return;
   }
   if (reply.status !== undefined && reply.status >= 400) {
-    return sendError(res, reply.status, reply.content ?? `scripted ${reply.status} for request ${request.index}`, isRetryable(reply.status));
+    return sendError(
+      res,
+      reply.status,
+      reply.content ?? `scripted ${reply.status} for request ${request.index}`,
+      isRetryable(reply.status),
+    );
   }
   const completion = resolveCompletion(request, reply);
   if (request.body?.stream !== true) return sendJson(res, 200, completionJson(completion));
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const chunk of completionChunks(completion, request.body?.stream_options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  for (const chunk of completionChunks(completion, request.body?.stream_options?.include_usage === true))
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   res.end('data: [DONE]\n\n');
 }
 

@@ -22,7 +22,13 @@ describe('loadShellConfig', () => {
       STAGECRAFT_HEALTH_PORT: '9000',
       LOG_LEVEL: 'debug',
     });
-    expect(config).toMatchObject({ natsUrl: 'nats://a:4222,nats://b:4222', store: 'kurrentdb://db:2113?tls=false', prefix: 'acme.stagecraft', healthPort: 9000, logLevel: 'debug' });
+    expect(config).toMatchObject({
+      natsUrl: 'nats://a:4222,nats://b:4222',
+      store: 'kurrentdb://db:2113?tls=false',
+      prefix: 'acme.stagecraft',
+      healthPort: 9000,
+      logLevel: 'debug',
+    });
   });
 
   it.each([
@@ -55,7 +61,9 @@ describe('project roots', () => {
   });
 
   it('refuses relative roots, naming the variable', () => {
-    expect(() => loadShellConfig({ STAGECRAFT_PROJECT_ROOTS: '/a:work' })).toThrow('invalid configuration: STAGECRAFT_PROJECT_ROOTS: entries must be absolute paths');
+    expect(() => loadShellConfig({ STAGECRAFT_PROJECT_ROOTS: '/a:work' })).toThrow(
+      'invalid configuration: STAGECRAFT_PROJECT_ROOTS: entries must be absolute paths',
+    );
   });
 });
 

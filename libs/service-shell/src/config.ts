@@ -7,17 +7,31 @@ const Port = z.coerce.number().int().min(0).max(65_535);
 /** One or more absolute directories, separated like PATH entries. */
 const ProjectRoots = z
   .string()
-  .transform((value) => value.split(delimiter).map((r) => r.trim()).filter((r) => r.length > 0))
+  .transform((value) =>
+    value
+      .split(delimiter)
+      .map((r) => r.trim())
+      .filter((r) => r.length > 0),
+  )
   .refine((roots) => roots.every((r) => isAbsolute(r)), { message: 'entries must be absolute paths' });
 
 /** The environment every service process reads, once, at start-up. */
 export const ShellEnv = z.object({
-  NATS_URL: z.string().regex(/^(nats|tls):\/\/[^\s]+$/, 'a nats:// or tls:// URL (several separated by commas)').optional(),
-  STAGECRAFT_STORE: z.string().regex(/^(memory:|sqlite:.+|kurrentdb(\+discover)?:\/\/.+|esdb(\+discover)?:\/\/.+)$/, 'memory:, sqlite:PATH or kurrentdb://…').default('sqlite:.stagecraft/events.db'),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\/[^\s]+$/, 'a nats:// or tls:// URL (several separated by commas)')
+    .optional(),
+  STAGECRAFT_STORE: z
+    .string()
+    .regex(/^(memory:|sqlite:.+|kurrentdb(\+discover)?:\/\/.+|esdb(\+discover)?:\/\/.+)$/, 'memory:, sqlite:PATH or kurrentdb://…')
+    .default('sqlite:.stagecraft/events.db'),
   STAGECRAFT_SUBJECT_PREFIX: SubjectPrefix.default(DEFAULT_SUBJECT_PREFIX),
   STAGECRAFT_HEALTH_PORT: Port.default(8080),
   /** Loopback unless told otherwise: a probe port is no business of other hosts outside a container. */
-  STAGECRAFT_HEALTH_HOST: z.string().regex(/^[A-Za-z0-9.:-]+$/, 'an address or host name to bind').default('127.0.0.1'),
+  STAGECRAFT_HEALTH_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]+$/, 'an address or host name to bind')
+    .default('127.0.0.1'),
   /** The directories (and their subtrees) a request's project root may name; unset: any directory. */
   STAGECRAFT_PROJECT_ROOTS: ProjectRoots.optional(),
   /** The earlier, singular name of STAGECRAFT_PROJECT_ROOTS, still read when the plural is unset. */

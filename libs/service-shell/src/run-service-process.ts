@@ -17,7 +17,9 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     if (!config.natsUrl) throw new Error('invalid configuration: NATS_URL: required for a service process');
     // Any caller on the bus could otherwise name any directory of the host, "/" included.
     if (definition.touchesProjects && !config.projectRoots?.length) {
-      throw new Error('invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on project files (the directories requests may name)');
+      throw new Error(
+        'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on project files (the directories requests may name)',
+      );
     }
   } catch (error) {
     process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
@@ -27,13 +29,17 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
   const ports = composePorts(bus, store, config, env);
   const running = await startServices([definition], ports);
-  const probes = config.healthPort > 0
-    ? await startProbeServer(config.healthPort, config.healthHost, async () => {
-        await bus.flush();
-        await store?.readStream('$readiness', { maxCount: 1 });
-      })
-    : null;
-  ports.logger.info({ service: definition.name, nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort }, 'service ready');
+  const probes =
+    config.healthPort > 0
+      ? await startProbeServer(config.healthPort, config.healthHost, async () => {
+          await bus.flush();
+          await store?.readStream('$readiness', { maxCount: 1 });
+        })
+      : null;
+  ports.logger.info(
+    { service: definition.name, nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort },
+    'service ready',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -58,9 +58,7 @@ export async function startNatsServer(options: { binary?: string; port?: number 
   });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
-    child.once('error', (error) =>
-      reject(new Error(`cannot start ${binary} (install it: apt-get install nats-server): ${error.message}`)),
-    );
+    child.once('error', (error) => reject(new Error(`cannot start ${binary} (install it: apt-get install nats-server): ${error.message}`)));
   });
   await spawned;
   await waitForReady(child, 10_000);

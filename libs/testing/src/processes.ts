@@ -60,7 +60,11 @@ export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void
 const withoutLogLevel = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'LOG_LEVEL'));
 
 /** Runs the built CLI to completion and returns what it printed. */
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'), ...args], {
       env: { ...withoutLogLevel(process.env), ...env },
@@ -70,7 +74,10 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`stagecraft ${args.join(' ')} timed out:\n${stdout}\n${stderr}`))), timeoutMs);
+    const timer = setTimeout(
+      () => (child.kill('SIGKILL'), reject(new Error(`stagecraft ${args.join(' ')} timed out:\n${stdout}\n${stderr}`))),
+      timeoutMs,
+    );
     child.once('exit', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
   });
 }

@@ -18,10 +18,18 @@ export const macroReasoning = (delivery: 'DONE' | 'NEEDS_WORK' = 'NEEDS_WORK') =
   ].join('\n');
 
 export const microReasoning = (next: string, delivery: 'DONE' | 'NEEDS_WORK' = 'NEEDS_WORK') =>
-  ['<ide_reasoning>', `- Plan delta: none`, `- Next action: ${next}`, `- Known risks: none`, `- Delivery: ${delivery}`, '</ide_reasoning>'].join('\n');
+  [
+    '<ide_reasoning>',
+    `- Plan delta: none`,
+    `- Next action: ${next}`,
+    `- Known risks: none`,
+    `- Delivery: ${delivery}`,
+    '</ide_reasoning>',
+  ].join('\n');
 
 /** Counts the tool results a chat completion request carries: how far a scripted agent has got. */
-export const toolResultsIn = (body: { messages?: { role: string }[] }): number => (body.messages ?? []).filter((m) => m.role === 'tool').length;
+export const toolResultsIn = (body: { messages?: { role: string }[] }): number =>
+  (body.messages ?? []).filter((m) => m.role === 'tool').length;
 
 export const QA_PASS_REPORT = JSON.stringify({ verdict: 'pass', summary: 'The notes match the README.', findings: [] });
 
@@ -41,8 +49,16 @@ export function readWriteAgentScript(request: ScriptRequest) {
       return { content: `${macroReasoning()}\nI will read the README, then write notes.` };
     case 'act':
     case 'tool_followup':
-      if (done === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
-      if (done === 1) return { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }] };
+      if (done === 0)
+        return {
+          content: microReasoning('read README.md'),
+          toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }],
+        };
+      if (done === 1)
+        return {
+          content: microReasoning('write NOTES.md'),
+          toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Sample project notes.\n' } }],
+        };
       return { content: `${microReasoning('finish', 'DONE')}\nWrote NOTES.md from the README.` };
     case 'delivery_check':
       return { content: `${microReasoning('hand over', 'DONE')}\nThe notes are written.` };

@@ -1,7 +1,19 @@
 import type { SandboxOptions } from '@stagecraft/sandbox';
 
 /** Executables `run_command` may start when the host configures none. */
-export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = ['node', 'npm', 'npx', 'git', 'ls', 'cat', 'grep', 'tsc', 'jest', 'python3', 'make'];
+export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
+  'node',
+  'npm',
+  'npx',
+  'git',
+  'ls',
+  'cat',
+  'grep',
+  'tsc',
+  'jest',
+  'python3',
+  'make',
+];
 
 export const LIMITS = {
   readFileBytes: 200 * 1024,

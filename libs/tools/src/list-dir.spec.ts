@@ -11,14 +11,27 @@ beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-list-')));
   context = { root, allowedCommands: [], progress: () => undefined };
   for (const dir of ['src/lib/deep/deeper', 'node_modules/pkg', '.git/objects', 'docs']) mkdirSync(join(root, dir), { recursive: true });
-  for (const file of ['b.txt', 'a.txt', 'src/index.ts', 'src/lib/x.ts', 'src/lib/deep/y.ts', 'src/lib/deep/deeper/z.ts', 'node_modules/pkg/index.js']) writeFileSync(join(root, file), '');
+  for (const file of [
+    'b.txt',
+    'a.txt',
+    'src/index.ts',
+    'src/lib/x.ts',
+    'src/lib/deep/y.ts',
+    'src/lib/deep/deeper/z.ts',
+    'node_modules/pkg/index.js',
+  ])
+    writeFileSync(join(root, file), '');
   symlinkSync('/tmp', join(root, 'tmp-link'));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('list_dir', () => {
   it('lists one level by default, sorted, with directories marked and dependencies left out', async () => {
-    await expect(executeTool('list_dir', {}, context)).resolves.toEqual({ ok: true, output: 'a.txt\nb.txt\ndocs/\nsrc/\ntmp-link@', truncated: false });
+    await expect(executeTool('list_dir', {}, context)).resolves.toEqual({
+      ok: true,
+      output: 'a.txt\nb.txt\ndocs/\nsrc/\ntmp-link@',
+      truncated: false,
+    });
   });
 
   it('descends up to the requested depth, never into symlinks', async () => {

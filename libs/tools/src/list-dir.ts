@@ -18,13 +18,26 @@ export async function listDirTool(args: ListDirArgs, context: ToolContext): Prom
   const absolute = await resolveInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
   const info = statSync(absolute, { throwIfNoEntry: false });
-  if (!info) throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `'${shown}' does not exist`, retry: "list the parent directory (or '.') to find the right name" });
-  if (!info.isDirectory()) throw new ToolFailureError({ kind: 'NOT_A_DIRECTORY', problem: `'${shown}' is a file`, retry: `use read_file on '${shown}', or list_dir its directory` });
+  if (!info)
+    throw new ToolFailureError({
+      kind: 'NOT_FOUND',
+      problem: `'${shown}' does not exist`,
+      retry: "list the parent directory (or '.') to find the right name",
+    });
+  if (!info.isDirectory())
+    throw new ToolFailureError({
+      kind: 'NOT_A_DIRECTORY',
+      problem: `'${shown}' is a file`,
+      retry: `use read_file on '${shown}', or list_dir its directory`,
+    });
   const lines: string[] = [];
   for await (const entry of walk(absolute, args.depth)) {
     if (lines.length === LIMITS.listDirEntries) {
       context.progress(`listed ${lines.length} entries of ${shown} (limit reached)`);
-      return succeeded(`${lines.join('\n')}\n[truncated after ${lines.length} entries; retry list_dir with a smaller depth or on a subdirectory]`, true);
+      return succeeded(
+        `${lines.join('\n')}\n[truncated after ${lines.length} entries; retry list_dir with a smaller depth or on a subdirectory]`,
+        true,
+      );
     }
     lines.push(entry.relative + suffix[entry.kind]);
   }

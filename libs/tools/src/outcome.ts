@@ -67,7 +67,11 @@ export function outcomeOfError(error: unknown): ToolOutcome {
   }
   const problem = error instanceof Error ? error.message : String(error);
   if (typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string') {
-    return failed({ kind: 'IO_ERROR', problem, retry: 'check the path and its permissions with list_dir, then retry with a path that exists and is accessible' });
+    return failed({
+      kind: 'IO_ERROR',
+      problem,
+      retry: 'check the path and its permissions with list_dir, then retry with a path that exists and is accessible',
+    });
   }
   return failed({ kind: 'INTERNAL', problem, retry: 'retry once; if it fails the same way, reach the goal with a different tool' });
 }

@@ -19,7 +19,11 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('read_file', () => {
   it('returns a whole file as it is on disk', async () => {
-    await expect(executeTool('read_file', { path: 'src/a.ts' }, context)).resolves.toEqual({ ok: true, output: 'one\ntwo\nthree\nfour\n', truncated: false });
+    await expect(executeTool('read_file', { path: 'src/a.ts' }, context)).resolves.toEqual({
+      ok: true,
+      output: 'one\ntwo\nthree\nfour\n',
+      truncated: false,
+    });
     expect(progress).toEqual(['read src/a.ts lines 1-4 of 4']);
   });
 

@@ -18,19 +18,47 @@ export const ReadFileArgs = z
 export type ReadFileArgs = z.infer<typeof ReadFileArgs>;
 
 /** A regular text file inside the root, or the failure that says what to use instead. */
-export async function openTextFile(context: ToolContext, path: string, tool: string): Promise<{ absolute: string; shown: string; text: string }> {
+export async function openTextFile(
+  context: ToolContext,
+  path: string,
+  tool: string,
+): Promise<{ absolute: string; shown: string; text: string }> {
   const absolute = await resolveInsideRoot(context.root, path);
   const shown = displayPath(context.root, absolute);
   const info = statSync(absolute, { throwIfNoEntry: false });
-  if (!info) throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `'${shown}' does not exist`, retry: 'find the right path with list_dir or search_code, then retry with it' });
-  if (info.isDirectory()) throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' is a directory`, retry: `use list_dir on '${shown}' to see its files, then ${tool} one of them` });
-  if (!info.isFile()) throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' is not a regular file`, retry: 'retry with the path of a regular file' });
+  if (!info)
+    throw new ToolFailureError({
+      kind: 'NOT_FOUND',
+      problem: `'${shown}' does not exist`,
+      retry: 'find the right path with list_dir or search_code, then retry with it',
+    });
+  if (info.isDirectory())
+    throw new ToolFailureError({
+      kind: 'NOT_A_FILE',
+      problem: `'${shown}' is a directory`,
+      retry: `use list_dir on '${shown}' to see its files, then ${tool} one of them`,
+    });
+  if (!info.isFile())
+    throw new ToolFailureError({
+      kind: 'NOT_A_FILE',
+      problem: `'${shown}' is not a regular file`,
+      retry: 'retry with the path of a regular file',
+    });
   if (info.size > LIMITS.readFileMaxSize) {
-    throw new ToolFailureError({ kind: 'TOO_LARGE', problem: `'${shown}' is ${info.size} bytes, over the ${LIMITS.readFileMaxSize}-byte limit`, retry: 'use search_code to find the part you need' });
+    throw new ToolFailureError({
+      kind: 'TOO_LARGE',
+      problem: `'${shown}' is ${info.size} bytes, over the ${LIMITS.readFileMaxSize}-byte limit`,
+      retry: 'use search_code to find the part you need',
+    });
   }
   // At most readFileMaxSize bytes: reading synchronously is cheaper than a thread-pool round trip.
   const bytes = readFileSync(absolute);
-  if (looksBinary(bytes)) throw new ToolFailureError({ kind: 'BINARY_FILE', problem: `'${shown}' is a binary file`, retry: 'read a text file instead; binary content cannot be shown' });
+  if (looksBinary(bytes))
+    throw new ToolFailureError({
+      kind: 'BINARY_FILE',
+      problem: `'${shown}' is a binary file`,
+      retry: 'read a text file instead; binary content cannot be shown',
+    });
   return { absolute, shown, text: bytes.toString('utf8') };
 }
 
@@ -40,7 +68,11 @@ export async function readFileTool(args: ReadFileArgs, context: ToolContext): Pr
   const first = args.startLine ?? 1;
   const last = Math.min(args.endLine ?? lines.length, lines.length);
   if (first > Math.max(lines.length, 1)) {
-    throw new ToolFailureError({ kind: 'OUT_OF_RANGE', problem: `'${shown}' has ${lines.length} lines; startLine ${first} is past the end`, retry: `retry with startLine between 1 and ${Math.max(lines.length, 1)}` });
+    throw new ToolFailureError({
+      kind: 'OUT_OF_RANGE',
+      problem: `'${shown}' has ${lines.length} lines; startLine ${first} is past the end`,
+      retry: `retry with startLine between 1 and ${Math.max(lines.length, 1)}`,
+    });
   }
   const kept: string[] = [];
   let bytes = 0;
@@ -48,7 +80,11 @@ export async function readFileTool(args: ReadFileArgs, context: ToolContext): Pr
     const size = byteLength(lines[n - 1]) + 1;
     if (bytes + size > LIMITS.readFileBytes) {
       // One line longer than the whole limit (minified code) is cut rather than dropped.
-      if (kept.length === 0) return succeeded(`${takeBytes(lines[n - 1], LIMITS.readFileBytes)}\n[truncated: line ${n} alone is over the ${LIMITS.readFileBytes}-byte output limit; use search_code to find what you need in it]`, true);
+      if (kept.length === 0)
+        return succeeded(
+          `${takeBytes(lines[n - 1], LIMITS.readFileBytes)}\n[truncated: line ${n} alone is over the ${LIMITS.readFileBytes}-byte output limit; use search_code to find what you need in it]`,
+          true,
+        );
       break;
     }
     kept.push(lines[n - 1]);

@@ -21,11 +21,27 @@ const define = <S extends z.ZodType>(definition: ToolDefinition<S>) => definitio
 /** One entry per tool name in the contracts; the mapped type makes a missing one a compile error. */
 export const TOOLS: { [N in ToolName]: ToolDefinition<z.ZodType> } = {
   read_file: define({ description: 'Read a text file of the project, whole or a line range.', args: ReadFileArgs, run: readFileTool }),
-  list_dir: define({ description: 'List a directory of the project (directories end in /), up to 3 levels deep.', args: ListDirArgs, run: listDirTool }),
-  search_code: define({ description: 'Find lines containing text (or matching a regular expression) in the project files.', args: SearchCodeArgs, run: searchCodeTool }),
+  list_dir: define({
+    description: 'List a directory of the project (directories end in /), up to 3 levels deep.',
+    args: ListDirArgs,
+    run: listDirTool,
+  }),
+  search_code: define({
+    description: 'Find lines containing text (or matching a regular expression) in the project files.',
+    args: SearchCodeArgs,
+    run: searchCodeTool,
+  }),
   write_file: define({ description: 'Create or replace a file with the given content.', args: WriteFileArgs, run: writeFileTool }),
-  apply_patch: define({ description: 'Apply a unified diff to one or more files; nothing is written unless every hunk applies.', args: ApplyPatchArgs, run: applyPatchTool }),
-  run_command: define({ description: 'Run an allow-listed executable in the project root, without a shell, with a timeout.', args: RunCommandArgs, run: runCommandTool }),
+  apply_patch: define({
+    description: 'Apply a unified diff to one or more files; nothing is written unless every hunk applies.',
+    args: ApplyPatchArgs,
+    run: applyPatchTool,
+  }),
+  run_command: define({
+    description: 'Run an allow-listed executable in the project root, without a shell, with a timeout.',
+    args: RunCommandArgs,
+    run: runCommandTool,
+  }),
 };
 
 export interface ToolSpec {
@@ -37,7 +53,14 @@ export interface ToolSpec {
 
 // Built once: every model request offers tools, and rendering JSON Schema is not free.
 const SPECS = Object.fromEntries(
-  ToolName.options.map((name) => [name, Object.freeze({ name, description: TOOLS[name].description, parameters: z.toJSONSchema(TOOLS[name].args, { io: 'input' }) as Record<string, unknown> })]),
+  ToolName.options.map((name) => [
+    name,
+    Object.freeze({
+      name,
+      description: TOOLS[name].description,
+      parameters: z.toJSONSchema(TOOLS[name].args, { io: 'input' }) as Record<string, unknown>,
+    }),
+  ]),
 ) as Record<ToolName, ToolSpec>;
 
 const LISTS = new Map<string, ToolSpec[]>();
@@ -56,7 +79,9 @@ export function toolSpecs(names: readonly ToolName[] = ToolName.options): ToolSp
 /** `read_file {path: string, startLine?: integer, …}`: what a model should have sent. */
 export function toolSignature(name: ToolName): string {
   const schema = toolSpecs([name])[0].parameters as { properties?: Record<string, { type?: string }>; required?: string[] };
-  const fields = Object.entries(schema.properties ?? {}).map(([key, p]) => `${key}${schema.required?.includes(key) ? '' : '?'}: ${p.type ?? 'any'}`);
+  const fields = Object.entries(schema.properties ?? {}).map(
+    ([key, p]) => `${key}${schema.required?.includes(key) ? '' : '?'}: ${p.type ?? 'any'}`,
+  );
   return `${name} {${fields.join(', ')}}`;
 }
 
@@ -72,7 +97,9 @@ export async function executeTool(name: ToolName, rawArgs: unknown, context: Too
       kind: 'INVALID_ARGUMENTS',
       problem: `the arguments for ${name} do not fit its schema`,
       retry: `call again with ${toolSignature(name)}`,
-      details: issuesFromZod(parsed.error).map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('\n'),
+      details: issuesFromZod(parsed.error)
+        .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
+        .join('\n'),
     });
   }
   try {

@@ -38,12 +38,18 @@ describe('search_code', () => {
 
   it('treats the query as text unless regex is set', async () => {
     expect((await executeTool('search_code', { query: 'alpha();' }, context)).output).toBe('src/a.ts:2: const beta = alpha();');
-    expect((await executeTool('search_code', { query: '^export\\s+function', regex: true }, context)).output).toBe('src/a.ts:1: export function alpha() {}');
+    expect((await executeTool('search_code', { query: '^export\\s+function', regex: true }, context)).output).toBe(
+      'src/a.ts:1: export function alpha() {}',
+    );
   });
 
   it('searches a single file or a subdirectory', async () => {
-    expect((await executeTool('search_code', { query: 'alpha', path: 'src/util' }, context)).output).toBe('src/util/b.ts:1: import { alpha } from "../a";');
-    expect((await executeTool('search_code', { query: 'beta', path: 'src/a.ts' }, context)).output).toBe('src/a.ts:2: const beta = alpha();');
+    expect((await executeTool('search_code', { query: 'alpha', path: 'src/util' }, context)).output).toBe(
+      'src/util/b.ts:1: import { alpha } from "../a";',
+    );
+    expect((await executeTool('search_code', { query: 'beta', path: 'src/a.ts' }, context)).output).toBe(
+      'src/a.ts:2: const beta = alpha();',
+    );
   });
 
   it('stops at maxResults and says more exist', async () => {
@@ -54,7 +60,11 @@ describe('search_code', () => {
   });
 
   it('reports no matches as a successful empty search', async () => {
-    await expect(executeTool('search_code', { query: 'gamma' }, context)).resolves.toEqual({ ok: true, truncated: false, output: 'no matches for "gamma" in \'.\' (2 files searched)' });
+    await expect(executeTool('search_code', { query: 'gamma' }, context)).resolves.toEqual({
+      ok: true,
+      truncated: false,
+      output: 'no matches for "gamma" in \'.\' (2 files searched)',
+    });
   });
 
   it('fails with guidance for a bad regex, a missing path and an escape', async () => {

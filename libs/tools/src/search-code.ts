@@ -20,7 +20,11 @@ function matcher(args: SearchCodeArgs): (line: string) => boolean {
     const pattern = new RegExp(args.query);
     return (line) => pattern.test(line);
   } catch (error) {
-    throw new ToolFailureError({ kind: 'INVALID_PATTERN', problem: `'${args.query}' is not a valid regular expression: ${(error as Error).message}`, retry: 'fix the pattern, or retry with regex=false to search for the literal text' });
+    throw new ToolFailureError({
+      kind: 'INVALID_PATTERN',
+      problem: `'${args.query}' is not a valid regular expression: ${(error as Error).message}`,
+      retry: 'fix the pattern, or retry with regex=false to search for the literal text',
+    });
   }
 }
 
@@ -40,7 +44,11 @@ export async function searchCodeTool(args: SearchCodeArgs, context: ToolContext)
   const shown = displayPath(context.root, absolute);
   const files = await filesUnder(absolute);
   if (files.length === 0 && !(await stat(absolute).catch(() => null))) {
-    throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `'${shown}' does not exist`, retry: "retry with path '.' or a directory that list_dir shows" });
+    throw new ToolFailureError({
+      kind: 'NOT_FOUND',
+      problem: `'${shown}' does not exist`,
+      retry: "retry with path '.' or a directory that list_dir shows",
+    });
   }
   const results: string[] = [];
   let searched = 0;
@@ -54,11 +62,16 @@ export async function searchCodeTool(args: SearchCodeArgs, context: ToolContext)
       if (!matches(lines[i])) continue;
       if (results.length === args.maxResults) {
         context.progress(`stopped after ${results.length} matches in ${searched} files`);
-        return succeeded(`${results.join('\n')}\n[truncated at maxResults=${args.maxResults}; more matches exist: narrow the query or path, or raise maxResults]`, true);
+        return succeeded(
+          `${results.join('\n')}\n[truncated at maxResults=${args.maxResults}; more matches exist: narrow the query or path, or raise maxResults]`,
+          true,
+        );
       }
       results.push(`${displayPath(context.root, file)}:${i + 1}: ${lines[i].trim().slice(0, LIMITS.searchLineChars)}`);
     }
   }
   context.progress(`searched ${searched} files, ${results.length} matches`);
-  return succeeded(results.length > 0 ? results.join('\n') : `no matches for ${JSON.stringify(args.query)} in '${shown}' (${searched} files searched)`);
+  return succeeded(
+    results.length > 0 ? results.join('\n') : `no matches for ${JSON.stringify(args.query)} in '${shown}' (${searched} files searched)`,
+  );
 }

@@ -13,7 +13,8 @@ export interface WalkEntry {
   depth: number;
 }
 
-const kindOf = (d: Dirent): WalkEntry['kind'] => (d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other');
+const kindOf = (d: Dirent): WalkEntry['kind'] =>
+  d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other';
 const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**

@@ -17,7 +17,11 @@ export async function writeFileTool(args: WriteFileArgs, context: ToolContext): 
   const shown = displayPath(context.root, absolute);
   const existing = statSync(absolute, { throwIfNoEntry: false });
   if (existing && !existing.isFile()) {
-    throw new ToolFailureError({ kind: 'NOT_A_FILE', problem: `'${shown}' exists and is not a regular file`, retry: 'choose a file path; write_file never replaces a directory' });
+    throw new ToolFailureError({
+      kind: 'NOT_A_FILE',
+      problem: `'${shown}' exists and is not a regular file`,
+      retry: 'choose a file path; write_file never replaces a directory',
+    });
   }
   await writeFileAtomic(absolute, args.content);
   context.progress(`wrote ${shown}`);

@@ -10,7 +10,9 @@ export function createWorkflowCatalog(definitions: readonly WorkflowDefinition[]
   const byId = new Map<string, WorkflowDefinition>();
   for (const definition of definitions) {
     if (byId.has(definition.id)) {
-      throw new StagecraftError('VALIDATION', `workflow "${definition.id}" is defined twice`, [{ path: [definition.id], message: 'duplicate id' }]);
+      throw new StagecraftError('VALIDATION', `workflow "${definition.id}" is defined twice`, [
+        { path: [definition.id], message: 'duplicate id' },
+      ]);
     }
     byId.set(definition.id, definition);
   }
@@ -19,7 +21,8 @@ export function createWorkflowCatalog(definitions: readonly WorkflowDefinition[]
     ids: () => ids,
     get(id) {
       const definition = byId.get(id);
-      if (definition === undefined) throw new StagecraftError('NOT_FOUND', `no workflow with id "${id}"`, [{ path: ['workflowId'], message: 'unknown workflow' }]);
+      if (definition === undefined)
+        throw new StagecraftError('NOT_FOUND', `no workflow with id "${id}"`, [{ path: ['workflowId'], message: 'unknown workflow' }]);
       return definition;
     },
   };

@@ -36,7 +36,10 @@ describe('composeStepPrompt (seed 004)', () => {
     ['prompt only', { id: 's', title: 'S', prompt: 'Describe the feature.' }],
     ['empty guidance', { id: 's', title: 'S', prompt: 'Describe the feature.', guidance: [] }],
     ['one hint', { id: 's', title: 'S', prompt: 'Describe the feature.', guidance: ['Be brief'] }],
-    ['several hints and a multi-line prompt', { id: 's', title: 'S', prompt: 'Line one.\n\nLine two.', guidance: ['a', 'b - c', '`code`'] }],
+    [
+      'several hints and a multi-line prompt',
+      { id: 's', title: 'S', prompt: 'Line one.\n\nLine two.', guidance: ['a', 'b - c', '`code`'] },
+    ],
   ])('composes a step without agentRole exactly as before (%s)', (_what, step) => {
     expect(composeStepPrompt(step)).toBe(composedBeforeAgentRole(step));
   });

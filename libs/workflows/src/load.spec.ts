@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadWorkflowDirectory, parseWorkflowFile } from './load';
 
-const valid = { id: 'spec', name: 'Spec', description: 'Writes a spec.', version: '1.0.0', steps: [{ id: 'ask', title: 'Ask', prompt: 'Describe it.' }] };
+const valid = {
+  id: 'spec',
+  name: 'Spec',
+  description: 'Writes a spec.',
+  version: '1.0.0',
+  steps: [{ id: 'ask', title: 'Ask', prompt: 'Describe it.' }],
+};
 const text = (value: unknown) => JSON.stringify(value, null, 2);
 
 describe('parseWorkflowFile', () => {
@@ -12,18 +18,31 @@ describe('parseWorkflowFile', () => {
   });
 
   it('names the file and the field of every problem', () => {
-    const bad = { ...valid, steps: [{ id: 'ask', title: 'Ask', prompt: 'Describe it.', agentRole: 'Be nice.' }, { id: 'Bad Id', title: '', prompt: 'x' }] };
+    const bad = {
+      ...valid,
+      steps: [
+        { id: 'ask', title: 'Ask', prompt: 'Describe it.', agentRole: 'Be nice.' },
+        { id: 'Bad Id', title: '', prompt: 'x' },
+      ],
+    };
     expect(() => parseWorkflowFile('workflows/spec.json', text(bad))).toThrow(
       expect.objectContaining({
         code: 'VALIDATION',
-        message: expect.stringMatching(/^invalid workflow workflows\/spec\.json: steps\[0\]\.agentRole: Too small.*; steps\[1\]\.id: lower-case words.*; steps\[1\]\.title: /),
+        message: expect.stringMatching(
+          /^invalid workflow workflows\/spec\.json: steps\[0\]\.agentRole: Too small.*; steps\[1\]\.id: lower-case words.*; steps\[1\]\.title: /,
+        ),
         issues: expect.arrayContaining([expect.objectContaining({ path: ['workflows/spec.json', 'steps', 0, 'agentRole'] })]),
       }),
     );
   });
 
   it('names the file when it is not JSON', () => {
-    expect(() => parseWorkflowFile('workflows/spec.json', '{ "id": ')).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringMatching(/^invalid workflow workflows\/spec\.json: \(file\): not JSON/) }));
+    expect(() => parseWorkflowFile('workflows/spec.json', '{ "id": ')).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION',
+        message: expect.stringMatching(/^invalid workflow workflows\/spec\.json: \(file\): not JSON/),
+      }),
+    );
   });
 
   it('requires the id to match the file name', () => {
@@ -48,7 +67,9 @@ describe('loadWorkflowDirectory', () => {
   it('fails as a whole on one bad file, naming it with its path', () => {
     writeFileSync(join(dir, 'spec.json'), text(valid));
     writeFileSync(join(dir, 'broken.json'), text({ ...valid, id: 'broken', version: 'one' }));
-    expect(() => loadWorkflowDirectory(dir)).toThrow(expect.objectContaining({ message: expect.stringContaining(`${join(dir, 'broken.json')}: version: a semantic version`) }));
+    expect(() => loadWorkflowDirectory(dir)).toThrow(
+      expect.objectContaining({ message: expect.stringContaining(`${join(dir, 'broken.json')}: version: a semantic version`) }),
+    );
   });
 
   it('fails clearly when the directory is missing', () => {

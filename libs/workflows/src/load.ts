@@ -8,7 +8,11 @@ const where = (path: readonly PropertyKey[]): string =>
 
 function invalid(file: string, issues: ErrorIssue[]): StagecraftError {
   const details = issues.map((i) => `${where(i.path)}: ${i.message}`).join('; ');
-  return new StagecraftError('VALIDATION', `invalid workflow ${file}: ${details}`, issues.map((i) => ({ ...i, path: [file, ...i.path] })));
+  return new StagecraftError(
+    'VALIDATION',
+    `invalid workflow ${file}: ${details}`,
+    issues.map((i) => ({ ...i, path: [file, ...i.path] })),
+  );
 }
 
 /** Pure: one file's text to a checked definition; every message names the file (as given) and the field. */
@@ -22,12 +26,15 @@ export function parseWorkflowFile(file: string, text: string): WorkflowDefinitio
   const parsed = WorkflowDefinition.safeParse(json);
   if (!parsed.success) throw invalid(file, issuesFromZod(parsed.error));
   const expectedId = basename(file).replace(/\.json$/, '');
-  if (parsed.data.id !== expectedId) throw invalid(file, [{ path: ['id'], message: `"${parsed.data.id}" differs from the file name; use "${expectedId}"` }]);
+  if (parsed.data.id !== expectedId)
+    throw invalid(file, [{ path: ['id'], message: `"${parsed.data.id}" differs from the file name; use "${expectedId}"` }]);
   return parsed.data;
 }
 
 /** The lib's only I/O: every `*.json` directly under `dir`, all checked before any is used. */
 export function loadWorkflowDirectory(dir: string): WorkflowCatalog {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   return createWorkflowCatalog(files.map((file) => parseWorkflowFile(join(dir, file), readFileSync(join(dir, file), 'utf8'))));
 }

@@ -8,7 +8,13 @@ const workflow: WorkflowDefinition = {
   description: 'Reviews a change.',
   version: '1.0.0',
   steps: [
-    { id: 'scope', title: 'Scope', prompt: 'Tell us what to review.', agentRole: 'Act as a senior reviewer.', guidance: ['List the changed files'] },
+    {
+      id: 'scope',
+      title: 'Scope',
+      prompt: 'Tell us what to review.',
+      agentRole: 'Act as a senior reviewer.',
+      guidance: ['List the changed files'],
+    },
     { id: 'findings', title: 'Findings', prompt: 'Review the findings.' },
     { id: 'summary', title: 'Summary', prompt: 'Confirm the summary.', agentRole: 'Act as a constructive reviewer.' },
   ],
@@ -19,7 +25,9 @@ describe('nextWorkflowStep', () => {
   it('starts with the first step, its prompt composed for the model', () => {
     expect(nextWorkflowStep(catalog, { workflowId: 'review', completedSteps: [] })).toEqual({
       step: workflow.steps[0],
-      guidance: { prompt: '## Agent Role\nAct as a senior reviewer.\n\n## Step Guidance\n- List the changed files\n\nTell us what to review.' },
+      guidance: {
+        prompt: '## Agent Role\nAct as a senior reviewer.\n\n## Step Guidance\n- List the changed files\n\nTell us what to review.',
+      },
       isComplete: false,
     });
   });
@@ -32,7 +40,10 @@ describe('nextWorkflowStep', () => {
 
   it('keeps the role out of what the user sees: the step title and prompt', () => {
     for (const step of workflow.steps) {
-      const reply = nextWorkflowStep(catalog, { workflowId: 'review', completedSteps: workflow.steps.slice(0, workflow.steps.indexOf(step)).map((s) => s.id) });
+      const reply = nextWorkflowStep(catalog, {
+        workflowId: 'review',
+        completedSteps: workflow.steps.slice(0, workflow.steps.indexOf(step)).map((s) => s.id),
+      });
       expect(reply.step?.prompt).toBe(step.prompt);
       if (step.agentRole) {
         expect(`${reply.step?.title}\n${reply.step?.prompt}`).not.toContain(step.agentRole);
@@ -68,6 +79,8 @@ describe('nextWorkflowStep', () => {
   });
 
   it('refuses two workflows with one id', () => {
-    expect(() => createWorkflowCatalog([workflow, workflow])).toThrow(expect.objectContaining({ code: 'VALIDATION', message: 'workflow "review" is defined twice' }));
+    expect(() => createWorkflowCatalog([workflow, workflow])).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', message: 'workflow "review" is defined twice' }),
+    );
   });
 });

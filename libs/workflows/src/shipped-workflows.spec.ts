@@ -34,7 +34,11 @@ describe('the workflows shipped in workflows/', () => {
         expect(`${step.title}\n${step.prompt}`).not.toContain(step.agentRole);
         expect(reply.guidance.prompt.startsWith(`## Agent Role\n${step.agentRole}\n\n## Step Guidance\n- `)).toBe(true);
         expect(reply.guidance.prompt.endsWith(`\n\n${step.prompt}`)).toBe(true);
-        expect({ id, step: step.id, violations: findPromptViolations(reply.guidance.prompt) }).toEqual({ id, step: step.id, violations: [] });
+        expect({ id, step: step.id, violations: findPromptViolations(reply.guidance.prompt) }).toEqual({
+          id,
+          step: step.id,
+          violations: [],
+        });
         completed.push(step.id);
       }
       expect(nextWorkflowStep(catalog, { workflowId: id, completedSteps: completed }).isComplete).toBe(true);

@@ -5,7 +5,8 @@ import { runRunBench } from './run-bench';
 async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const runs = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1))
+    throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
   print(`node ${process.version}, ${new Date().toISOString()}`);
   await runRunBench(print, runs === undefined ? {} : { runs });
 }

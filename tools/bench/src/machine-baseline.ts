@@ -11,7 +11,12 @@ export interface WakeBaseline {
 }
 
 // A small, fixed piece of engine-like work: serialise and parse a few dozen event-sized objects.
-const payload = Array.from({ length: 40 }, (_, i) => ({ id: i, type: 'StageEntered', data: { stage: 'act', tools: ['read_file', 'list_dir'] }, note: 'x'.repeat(50) }));
+const payload = Array.from({ length: 40 }, (_, i) => ({
+  id: i,
+  type: 'StageEntered',
+  data: { stage: 'act', tools: ['read_file', 'list_dir'] },
+  note: 'x'.repeat(50),
+}));
 const task = () => JSON.parse(JSON.stringify(payload)).length;
 
 async function p50Of(before: () => Promise<unknown>, rounds: number): Promise<number> {

@@ -15,7 +15,14 @@ export interface MessagingBenchResult {
 
 const request: PolicyDecideRequest = { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 0, chain: [] } };
 const reply: PolicyDecideReply = {
-  policy: { ...request, tools: ['read_file', 'list_dir', 'search_code', 'write_file', 'apply_patch', 'run_command'], prompts: ['base/system', 'agent/mode_addition'], reasoning: { rule: 'micro', required: true }, toolLoop: true, memory: [] },
+  policy: {
+    ...request,
+    tools: ['read_file', 'list_dir', 'search_code', 'write_file', 'apply_patch', 'run_command'],
+    prompts: ['base/system', 'agent/mode_addition'],
+    reasoning: { rule: 'micro', required: true },
+    toolLoop: true,
+    memory: [],
+  },
 } as PolicyDecideReply;
 
 async function measure(iterations: number, once: () => Promise<unknown>): Promise<number[]> {

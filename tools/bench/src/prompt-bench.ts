@@ -38,17 +38,28 @@ function historyRequest(): PromptAssembleRequest {
       : `- read_file src/module-${i}/index.ts: ok, 184 lines; search_code "parseConfig": 4 matches in 3 files`,
   ).join('\n');
   const instructions: Instruction[] = [
-    { kind: 'DelegateReasoning', agentType: 'test-analyst', agentPrompt: 'You are a test failure analyst. '.repeat(90), markIntermediate: true },
+    {
+      kind: 'DelegateReasoning',
+      agentType: 'test-analyst',
+      agentPrompt: 'You are a test failure analyst. '.repeat(90),
+      markIntermediate: true,
+    },
     ...Array.from({ length: HISTORY - 2 }, (): Instruction => ({ kind: 'IntermediateReasoning' })),
     { kind: 'ReturnControl' },
   ];
   return {
-    policy: decideStagePolicy({ userMode: 'agent', reasoningEnabled: true, stage: 'tool_followup', delegation: { depth: 1, chain: ['test-analyst'] } }),
+    policy: decideStagePolicy({
+      userMode: 'agent',
+      reasoningEnabled: true,
+      stage: 'tool_followup',
+      delegation: { depth: 1, chain: ['test-analyst'] },
+    }),
     variables: {
       project_root: '/home/dev/projects/stagecraft-sample',
       user_input: 'Make the config parser accept YAML as well as JSON and keep every existing test green.',
       tool_summary: toolSummary,
-      last_step_outcome: 'Plan delta: also cover src/load.ts. Next action: patch src/config.ts. Known risks: dynamic callers. Delivery: NEEDS_WORK',
+      last_step_outcome:
+        'Plan delta: also cover src/load.ts. Next action: patch src/config.ts. Known risks: dynamic callers. Delivery: NEEDS_WORK',
     },
     instructions,
     agentType: 'main',
@@ -71,7 +82,14 @@ function tenContributors(): PromptContributor[] {
 function policyDecisionsPerSecond(iterations: number): number {
   const requests: PolicyDecideRequest[] = UserMode.options.flatMap((userMode) =>
     [true, false].flatMap((reasoningEnabled) =>
-      Stage.options.flatMap((stage) => [0, 1, 3].map((depth) => ({ userMode, reasoningEnabled, stage, delegation: { depth, chain: Array.from({ length: depth }, () => 'specialist') } }))),
+      Stage.options.flatMap((stage) =>
+        [0, 1, 3].map((depth) => ({
+          userMode,
+          reasoningEnabled,
+          stage,
+          delegation: { depth, chain: Array.from({ length: depth }, () => 'specialist') },
+        })),
+      ),
     ),
   );
   for (let i = 0; i < 10_000; i++) decideStagePolicy(requests[i % requests.length]);

@@ -16,7 +16,15 @@ import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { qaServiceWith } from '@stagecraft/qa-service';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { NatsServerHandle, ServiceProcess, freePort, readWriteAgentScript, spawnApp, startNatsServer, waitForHttp } from '@stagecraft/testing';
+import {
+  NatsServerHandle,
+  ServiceProcess,
+  freePort,
+  readWriteAgentScript,
+  spawnApp,
+  startNatsServer,
+  waitForHttp,
+} from '@stagecraft/testing';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import pino from 'pino';
 import { measureWakeBaseline } from './machine-baseline';
@@ -69,8 +77,18 @@ function inProcessModel(waitMs = 0): ModelGateway {
       const started = performance.now();
       if (waitMs > 0) await sleep(waitMs);
       const reply = agentReply({ index: 0, method: 'POST', path: '/chat/completions', headers: {}, body: { messages }, stage: meta.stage });
-      const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) }));
-      return { content: reply.content ?? '', toolCalls, latencyMs: performance.now() - started, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'in-process' };
+      const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
+        id: c.id ?? `call_${i}`,
+        name: c.name,
+        arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+      }));
+      return {
+        content: reply.content ?? '',
+        toolCalls,
+        latencyMs: performance.now() - started,
+        finishReason: toolCalls.length ? 'tool_calls' : 'stop',
+        model: 'in-process',
+      };
     },
   };
 }
@@ -116,7 +134,9 @@ type RequestCounter = () => { stop(): Map<string, number> };
 function countOverNats(bus: MessageBus, prefix: string): RequestCounter {
   return () => {
     const counts = new Map<string, number>();
-    const subscriptions = REQUEST_SUBJECTS.map((subject) => bus.subscribe(withPrefix(prefix, subject), () => counts.set(subject, (counts.get(subject) ?? 0) + 1)));
+    const subscriptions = REQUEST_SUBJECTS.map((subject) =>
+      bus.subscribe(withPrefix(prefix, subject), () => counts.set(subject, (counts.get(subject) ?? 0) + 1)),
+    );
     return {
       stop() {
         subscriptions.forEach((s) => s.unsubscribe());
@@ -161,7 +181,8 @@ function countInProcess(bus: MessageBus, prefix: string): RequestCounter | null 
   };
 }
 
-const countRequests = (d: Deployment): RequestCounter | null => (d.bus.kind === 'nats' ? countOverNats(d.bus, d.prefix) : countInProcess(d.bus, d.prefix));
+const countRequests = (d: Deployment): RequestCounter | null =>
+  d.bus.kind === 'nats' ? countOverNats(d.bus, d.prefix) : countInProcess(d.bus, d.prefix);
 
 interface Sample {
   runId: string;
@@ -207,7 +228,13 @@ async function runOnce(d: Deployment, project: string): Promise<Sample> {
   });
   await d.bus.flush();
   const started = performance.now();
-  const { conversationId } = await d.requester.request('conversation.send', { runId, message: 'Write notes about this project', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+  const { conversationId } = await d.requester.request('conversation.send', {
+    runId,
+    message: 'Write notes about this project',
+    userMode: 'agent',
+    reasoningEnabled: true,
+    projectRoot: project,
+  });
   const ok = await ended;
   const wallMs = performance.now() - started;
   subscription?.unsubscribe();
@@ -217,7 +244,10 @@ async function runOnce(d: Deployment, project: string): Promise<Sample> {
 const sizeOf = (e: RecordedEvent) => Buffer.byteLength(JSON.stringify(e.data)) + Buffer.byteLength(JSON.stringify(e.metadata));
 
 /** Events and bytes (data + metadata JSON) on the run stream, and on every stream the run wrote to. */
-async function storedPerRun(store: EventStore, samples: Sample[]): Promise<Pick<DeploymentResult, 'runEvents' | 'runBytes' | 'allEvents' | 'allBytes'>> {
+async function storedPerRun(
+  store: EventStore,
+  samples: Sample[],
+): Promise<Pick<DeploymentResult, 'runEvents' | 'runBytes' | 'allEvents' | 'allBytes'>> {
   let runEvents = 0;
   let runBytes = 0;
   let allEvents = 0;
@@ -225,7 +255,10 @@ async function storedPerRun(store: EventStore, samples: Sample[]): Promise<Pick<
   for (const s of samples) {
     const run = await store.readStream(streams.run(s.runId));
     const callIds = run.flatMap((e) => (e.type === 'ToolCallRequested' ? [(e.data as { callId: string }).callId] : []));
-    const others = [...(await Promise.all(callIds.map((id) => store.readStream(streams.toolCall(id))))).flat(), ...(await store.readStream(streams.conversation(s.conversationId)))];
+    const others = [
+      ...(await Promise.all(callIds.map((id) => store.readStream(streams.toolCall(id))))).flat(),
+      ...(await store.readStream(streams.conversation(s.conversationId))),
+    ];
     runEvents += run.length;
     runBytes += run.reduce((n, e) => n + sizeOf(e), 0);
     allEvents += run.length + others.length;
@@ -258,7 +291,10 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
     p99: percentile(overhead, 99),
     withToolsP50: percentile(withTools, 50),
     withToolsP99: percentile(withTools, 99),
-    wallP50: percentile(good.map((s) => s.wallMs), 50),
+    wallP50: percentile(
+      good.map((s) => s.wallMs),
+      50,
+    ),
     ...(await storedPerRun(d.store, good)),
     roundTrips,
   };
@@ -267,17 +303,37 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
 const silent = { prefix: 'bench', requestTimeoutMs: 30_000, logLevel: 'silent' as const };
 
 function sixServices(gateway: ModelGateway) {
-  return [conversationServiceWith({ gateway, resume: false }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService];
+  return [
+    conversationServiceWith({ gateway, resume: false }),
+    policyService,
+    promptAssemblyService,
+    toolExecutionService,
+    qaServiceWith({ gateway }),
+    memoryService,
+  ];
 }
 
 async function embedded(dir: string, gateway: ModelGateway, name: string, store: 'sqlite' | 'memory' = 'sqlite'): Promise<Deployment> {
   const url = store === 'memory' ? 'memory' : `sqlite:${join(dir, `${randomUUID()}.db`)}`;
   const host = await startHost({ definitions: sixServices(gateway), transport: 'inproc', store: url, config: silent });
-  return { name, bus: host.ports.bus, requester: host.ports.requester, prefix: 'bench', store: host.ports.store!, close: () => host.close() };
+  return {
+    name,
+    bus: host.ports.bus,
+    requester: host.ports.requester,
+    prefix: 'bench',
+    store: host.ports.store!,
+    close: () => host.close(),
+  };
 }
 
 async function natsOneProcess(dir: string, nats: NatsServerHandle, gateway: ModelGateway): Promise<Deployment> {
-  const host: Host = await startHost({ definitions: sixServices(gateway), transport: 'nats', natsUrl: nats.url, store: `sqlite:${join(dir, 'nats.db')}`, config: { ...silent, projectRoots: [dir] } });
+  const host: Host = await startHost({
+    definitions: sixServices(gateway),
+    transport: 'nats',
+    natsUrl: nats.url,
+    store: `sqlite:${join(dir, 'nats.db')}`,
+    config: { ...silent, projectRoots: [dir] },
+  });
   const bus = await connectNatsBus(nats.url, 'bench-client');
   const requester = createRequester(bus, { prefix: 'bench', newId: randomUUID, timeoutMs: 30_000 });
   return {
@@ -331,9 +387,13 @@ function report(print: (line: string) => void, r: DeploymentResult): void {
   const target = r.deployment.startsWith('embedded') ? TARGET_MS.embedded : TARGET_MS.nats;
   const verdict = (value: number) => (value <= target ? 'meets' : 'misses');
   print(`${r.deployment}: ${r.runs} runs (${r.failed} failed), ${r.stagesPerRun} stages per run, wall p50 ${ms(r.wallP50, 2)} per run`);
-  print(`  overhead per stage, model calls and tool work excluded: p50 ${ms(r.p50, 3)}  p99 ${ms(r.p99, 3)}  (target <= ${target} ms: p50 ${verdict(r.p50)}, p99 ${verdict(r.p99)})`);
+  print(
+    `  overhead per stage, model calls and tool work excluded: p50 ${ms(r.p50, 3)}  p99 ${ms(r.p99, 3)}  (target <= ${target} ms: p50 ${verdict(r.p50)}, p99 ${verdict(r.p99)})`,
+  );
   print(`  overhead per stage, model calls excluded (tool work counted): p50 ${ms(r.withToolsP50, 3)}  p99 ${ms(r.withToolsP99, 3)}`);
-  print(`  stored per run: run stream ${r.runEvents} events / ${r.runBytes} bytes; with tool-call and conversation streams ${r.allEvents} events / ${r.allBytes} bytes`);
+  print(
+    `  stored per run: run stream ${r.runEvents} events / ${r.runBytes} bytes; with tool-call and conversation streams ${r.allEvents} events / ${r.allBytes} bytes`,
+  );
   print(`  round trips per run: ${roundTripsLine(r.roundTrips)}`);
 }
 
@@ -351,7 +411,8 @@ function roundTripsLine(roundTrips: Record<string, number> | null): string {
 function distributedRatio(print: (line: string) => void, results: DeploymentResult[]): void {
   const embeddedRow = results.find((r) => r.deployment === EMBEDDED_OVER_HTTP);
   const distributedRow = results.find((r) => r.deployment === SIX_PROCESSES);
-  if (!embeddedRow || !distributedRow) return print('six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: n/a (a row was not measured)');
+  if (!embeddedRow || !distributedRow)
+    return print('six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: n/a (a row was not measured)');
   const ratio = distributedRow.p50 / embeddedRow.p50;
   print(
     `six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: ${ms(distributedRow.p50, 3)} / ${ms(embeddedRow.p50, 3)} = ${ratio.toFixed(2)}x` +
@@ -372,7 +433,13 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
   const project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-  const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+  const gateway = createOpenAiGateway({
+    baseURL: server.url,
+    apiKey: 'test',
+    model: 'scripted',
+    logger: pino({ level: 'silent' }),
+    maxRetries: 0,
+  });
   const results: DeploymentResult[] = [];
   let nats: NatsServerHandle | undefined;
   const measureOn = async (open: () => Promise<Deployment>) => {
@@ -392,9 +459,25 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
       `machine baseline: a fixed task takes ${wake.busyUs.toFixed(1)} µs p50 straight after another and ${wake.afterWaitUs.toFixed(1)} µs straight after a 2 ms wait (x${wake.ratio.toFixed(2)})`,
     );
     await measureOn(() => embedded(dir, gateway, EMBEDDED_OVER_HTTP));
-    await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, sqlite), model answered in process (diagnostic: no HTTP at all)'));
-    await measureOn(() => embedded(dir, inProcessModel(), 'embedded (inproc, memory store), model answered in process (diagnostic: no HTTP, no disk)', 'memory'));
-    await measureOn(() => embedded(dir, inProcessModel(2), 'embedded (inproc, memory store), model answers in process after waiting 2 ms (diagnostic: the cost of waking up)', 'memory'));
+    await measureOn(() =>
+      embedded(dir, inProcessModel(), 'embedded (inproc, sqlite), model answered in process (diagnostic: no HTTP at all)'),
+    );
+    await measureOn(() =>
+      embedded(
+        dir,
+        inProcessModel(),
+        'embedded (inproc, memory store), model answered in process (diagnostic: no HTTP, no disk)',
+        'memory',
+      ),
+    );
+    await measureOn(() =>
+      embedded(
+        dir,
+        inProcessModel(2),
+        'embedded (inproc, memory store), model answers in process after waiting 2 ms (diagnostic: the cost of waking up)',
+        'memory',
+      ),
+    );
     nats = await startNatsServer();
     const url = nats;
     await measureOn(() => natsOneProcess(dir, url, gateway));

@@ -47,9 +47,22 @@ function benchEvent(runId: string, i: number): NewEvent {
       stage: 'act',
       iteration: i,
       contextId: `wf-${runId}/coder/${i}/1735689600000`,
-      policy: { userMode: 'agent', reasoningEnabled: true, stage: 'act', tools: ['read_file', 'list_dir', 'search_code', 'write_file', 'apply_patch', 'run_command'], prompts: ['base/system', 'agent/mode_addition'], reasoning: { rule: 'micro', required: true } },
+      policy: {
+        userMode: 'agent',
+        reasoningEnabled: true,
+        stage: 'act',
+        tools: ['read_file', 'list_dir', 'search_code', 'write_file', 'apply_patch', 'run_command'],
+        prompts: ['base/system', 'agent/mode_addition'],
+        reasoning: { rule: 'micro', required: true },
+      },
     },
-    metadata: { runId, conversationId: `conv-${runId}`, causationId: randomUUID(), correlationId: runId, occurredAt: '2025-01-01T00:00:00.000Z' },
+    metadata: {
+      runId,
+      conversationId: `conv-${runId}`,
+      causationId: randomUUID(),
+      correlationId: runId,
+      occurredAt: '2025-01-01T00:00:00.000Z',
+    },
   };
 }
 
@@ -92,7 +105,8 @@ async function seed(store: EventStore, count: number): Promise<{ stream: string;
   const before = (await store.appendToStream(marker, events(marker, 1))).position;
   let expectedRevision: bigint | 'no_stream' = 'no_stream';
   for (let from = 0; from < count; from += 1_000) {
-    expectedRevision = (await store.appendToStream(stream, events(stream, Math.min(1_000, count - from), from), { expectedRevision })).nextExpectedRevision;
+    expectedRevision = (await store.appendToStream(stream, events(stream, Math.min(1_000, count - from), from), { expectedRevision }))
+      .nextExpectedRevision;
   }
   return { stream, before };
 }
@@ -124,7 +138,10 @@ async function readAllPaged(store: EventStore, after: Position, count: number): 
 
 async function replays(store: EventStore): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
-  for (const [count, repeats] of [[1_000, 20], [100_000, 3]] as const) {
+  for (const [count, repeats] of [
+    [1_000, 20],
+    [100_000, 3],
+  ] as const) {
     // Seeded into an otherwise idle log, so readAll from `before` reads exactly this stream.
     const { stream, before } = await seed(store, count);
     results.push(await timeReplay(count, 'readStream', repeats, async () => (await store.readStream(stream)).length));
@@ -145,11 +162,14 @@ async function benchAdapter(adapter: BenchedAdapter, store: EventStore): Promise
 function missedTargets(sqlite: AdapterBenchResult): string[] {
   const missed: string[] = [];
   for (const b of sqlite.batched) {
-    if (b.p50Ms > storeBenchTargets.batchedMsPerEvent) missed.push(`sqlite batched x${b.batchSize}: p50 ${b.p50Ms.toFixed(4)} ms/event > ${storeBenchTargets.batchedMsPerEvent}`);
+    if (b.p50Ms > storeBenchTargets.batchedMsPerEvent)
+      missed.push(`sqlite batched x${b.batchSize}: p50 ${b.p50Ms.toFixed(4)} ms/event > ${storeBenchTargets.batchedMsPerEvent}`);
   }
-  if (sqlite.singleAppend.p50Ms > storeBenchTargets.singleAppendMs) missed.push(`sqlite single append: p50 ${sqlite.singleAppend.p50Ms.toFixed(4)} ms > ${storeBenchTargets.singleAppendMs}`);
+  if (sqlite.singleAppend.p50Ms > storeBenchTargets.singleAppendMs)
+    missed.push(`sqlite single append: p50 ${sqlite.singleAppend.p50Ms.toFixed(4)} ms > ${storeBenchTargets.singleAppendMs}`);
   for (const r of sqlite.replay.filter((x) => x.events === 1_000)) {
-    if (r.ms > storeBenchTargets.replay1000Ms) missed.push(`sqlite replay 1,000 via ${r.via}: ${r.ms.toFixed(2)} ms > ${storeBenchTargets.replay1000Ms}`);
+    if (r.ms > storeBenchTargets.replay1000Ms)
+      missed.push(`sqlite replay 1,000 via ${r.via}: ${r.ms.toFixed(2)} ms > ${storeBenchTargets.replay1000Ms}`);
   }
   return missed;
 }
@@ -158,13 +178,25 @@ function printTable(print: (line: string) => void, results: AdapterBenchResult[]
   const row = (cells: string[]) => print(cells.map((c, i) => (i < 2 ? c.padEnd(i === 0 ? 8 : 34) : c.padStart(16))).join(' '));
   row(['store', 'measure', 'p50', 'p99']);
   for (const r of results) {
-    row([r.adapter, `single append (${r.singleAppend.samples} × 1 event)`, `${r.singleAppend.p50Ms.toFixed(4)} ms`, `${r.singleAppend.p99Ms.toFixed(4)} ms`]);
-    for (const b of r.batched) row([r.adapter, `batched append (${b.samples} × ${b.batchSize})`, `${b.p50Ms.toFixed(4)} ms/ev`, `${b.p99Ms.toFixed(4)} ms/ev`]);
+    row([
+      r.adapter,
+      `single append (${r.singleAppend.samples} × 1 event)`,
+      `${r.singleAppend.p50Ms.toFixed(4)} ms`,
+      `${r.singleAppend.p99Ms.toFixed(4)} ms`,
+    ]);
+    for (const b of r.batched)
+      row([r.adapter, `batched append (${b.samples} × ${b.batchSize})`, `${b.p50Ms.toFixed(4)} ms/ev`, `${b.p99Ms.toFixed(4)} ms/ev`]);
   }
   print('');
   row(['store', 'replay', 'ms (median)', 'events/s']);
   for (const r of results) {
-    for (const x of r.replay) row([r.adapter, `${x.events.toLocaleString('en-US')} events via ${x.via}`, `${x.ms.toFixed(2)} ms`, x.eventsPerSecond.toLocaleString('en-US')]);
+    for (const x of r.replay)
+      row([
+        r.adapter,
+        `${x.events.toLocaleString('en-US')} events via ${x.via}`,
+        `${x.ms.toFixed(2)} ms`,
+        x.eventsPerSecond.toLocaleString('en-US'),
+      ]);
   }
 }
 
@@ -192,7 +224,9 @@ export async function runStoreBench(print: (line: string) => void): Promise<Stor
   const sqlite = results.find((r) => r.adapter === 'sqlite');
   const missed = sqlite ? missedTargets(sqlite) : [];
   const t = storeBenchTargets;
-  print(`targets (sqlite, p50): batched ≤ ${t.batchedMsPerEvent} ms/event, single append ≤ ${t.singleAppendMs} ms, replay 1,000 ≤ ${t.replay1000Ms} ms`);
+  print(
+    `targets (sqlite, p50): batched ≤ ${t.batchedMsPerEvent} ms/event, single append ≤ ${t.singleAppendMs} ms, replay 1,000 ≤ ${t.replay1000Ms} ms`,
+  );
   print(missed.length === 0 ? 'all targets met' : `MISSED: ${missed.join('; ')}`);
   return { adapters: results, missedTargets: missed };
 }

@@ -40,7 +40,13 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
   } else {
     const model = await chooseModel(process.env, logger);
     if (!flags.json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
-    const host = await startHost({ definitions: allServices({ gateway: model.gateway, resume: false }), transport: 'inproc', store: config.store, config, env: process.env });
+    const host = await startHost({
+      definitions: allServices({ gateway: model.gateway, resume: false }),
+      transport: 'inproc',
+      store: config.store,
+      config,
+      env: process.env,
+    });
     bus = host.ports.bus;
     close = async () => {
       await host.close();
@@ -55,7 +61,13 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
   }
 }
 
-async function follow(bus: MessageBus, requester: Requester, prefix: string, message: string, flags: ChatFlags): Promise<ChatResult & { failed: boolean }> {
+async function follow(
+  bus: MessageBus,
+  requester: Requester,
+  prefix: string,
+  message: string,
+  flags: ChatFlags,
+): Promise<ChatResult & { failed: boolean }> {
   const runId = randomUUID();
   const events: RunEvent[] = [];
   let timer: NodeJS.Timeout | undefined;

@@ -35,7 +35,9 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `  ■ delivery: ${event.data.state}`;
     case 'QAReportIssued': {
       const calls = event.data.modelCalls ?? [];
-      const cost = calls.length ? ` (${calls.length} model call${calls.length === 1 ? '' : 's'}, ${Math.round(calls.reduce((ms, c) => ms + c.latencyMs, 0))} ms)` : '';
+      const cost = calls.length
+        ? ` (${calls.length} model call${calls.length === 1 ? '' : 's'}, ${Math.round(calls.reduce((ms, c) => ms + c.latencyMs, 0))} ms)`
+        : '';
       return `  QA ${event.data.report.verdict}${cost}: ${clip(event.data.report.summary, 90)}`;
     }
     case 'RunCompleted':

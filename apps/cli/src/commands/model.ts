@@ -18,7 +18,13 @@ export async function chooseModel(env: Record<string, string | undefined>, logge
     return { gateway: createOpenAiGateway({ ...config, logger }), scripted: null, describe: `${config.model} at ${config.baseURL}` };
   }
   const scripted = await startScriptedModelServer({ script: demoScript() });
-  const gateway = createOpenAiGateway({ baseURL: scripted.url, apiKey: 'scripted', model: 'stagecraft-scripted-demo', logger, maxRetries: 0 });
+  const gateway = createOpenAiGateway({
+    baseURL: scripted.url,
+    apiKey: 'scripted',
+    model: 'stagecraft-scripted-demo',
+    logger,
+    maxRetries: 0,
+  });
   return {
     gateway,
     scripted,

@@ -15,7 +15,12 @@ export async function replay(storeUrl: string): Promise<void> {
       const started = performance.now();
       const state = await rebuildProjection(store, projection, { checkpoints: store.checkpoints });
       const saved = await store.checkpoints.load(projection.name);
-      rows.push([projection.name, String(saved?.position ?? 0n), `${JSON.stringify(state).length} bytes`, `${(performance.now() - started).toFixed(1)} ms`]);
+      rows.push([
+        projection.name,
+        String(saved?.position ?? 0n),
+        `${JSON.stringify(state).length} bytes`,
+        `${(performance.now() - started).toFixed(1)} ms`,
+      ]);
     }
     process.stdout.write(`${formatTable(['PROJECTION', 'POSITION', 'READ MODEL', 'TIME'], rows)}\n`);
   } finally {

@@ -6,7 +6,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { SERVICE_APPS, exitOf, freePort, macroReasoning, microReasoning, prng, spawnApp, startNatsServer, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import {
+  SERVICE_APPS,
+  exitOf,
+  freePort,
+  macroReasoning,
+  microReasoning,
+  prng,
+  spawnApp,
+  startNatsServer,
+  toolResultsIn,
+  waitForHttp,
+} from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
@@ -35,8 +46,20 @@ function script(request: RecordedRequest): ScriptedReply {
     case 'act':
     case 'tool_followup': {
       const done = toolResultsIn(request.body);
-      if (done === 0) return { content: microReasoning('count'), toolCalls: [{ id: 'call_count', name: 'run_command', arguments: { command: 'node', args: ['-e', appendAfter('count.txt', COMMAND_MS)] } }], delayMs };
-      if (done === 1) return { content: microReasoning('notes'), toolCalls: [{ id: 'call_notes', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Counted.\n' } }], delayMs };
+      if (done === 0)
+        return {
+          content: microReasoning('count'),
+          toolCalls: [
+            { id: 'call_count', name: 'run_command', arguments: { command: 'node', args: ['-e', appendAfter('count.txt', COMMAND_MS)] } },
+          ],
+          delayMs,
+        };
+      if (done === 1)
+        return {
+          content: microReasoning('notes'),
+          toolCalls: [{ id: 'call_notes', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Counted.\n' } }],
+          delayMs,
+        };
       return { content: `${microReasoning('finish', 'DONE')}\nCounted and wrote NOTES.md.`, delayMs };
     }
     case 'delivery_check':
@@ -96,7 +119,13 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
       if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolveEnd(e);
     });
     await system.bus.flush();
-    await system.requester.request('conversation.send', { runId, message: 'Count, then write notes', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    await system.requester.request('conversation.send', {
+      runId,
+      message: 'Count, then write notes',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
     await disrupt(runId);
     // The live feed may have been cut while a process was down: the log is the authority on the end.
     const polling = new AbortController();
@@ -118,7 +147,8 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
   /** Stops with `signal`, so no poller outlives its run (it would read a closed store after the suite). */
   async function pollForEnd(runId: string, signal: AbortSignal): Promise<StagecraftEvent | null> {
     while (!signal.aborted) {
-      const last = (await system.store.readStream(streams.run(runId), { direction: 'backwards', maxCount: 1 }))[0] as unknown as StagecraftEvent | undefined;
+      const last = (await system.store.readStream(streams.run(runId), { direction: 'backwards', maxCount: 1 }))[0] as unknown as
+        StagecraftEvent | undefined;
       if (last && (last.type === 'RunCompleted' || last.type === 'RunFailed')) return last;
       await sleep(100);
     }

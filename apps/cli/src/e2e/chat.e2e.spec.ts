@@ -19,7 +19,11 @@ describe('stagecraft chat, embedded, without an API key', () => {
 
   it('runs a whole agent conversation live and says that the model is scripted', async () => {
     const store = `sqlite:${join(dir, 'events.db')}`;
-    const { code, stdout, stderr } = await runCli(['chat', 'Summarise this project in STAGECRAFT_NOTES.md', '--root', project, '--mode', 'agent', '--reasoning', '--store', store], env, 60_000);
+    const { code, stdout, stderr } = await runCli(
+      ['chat', 'Summarise this project in STAGECRAFT_NOTES.md', '--root', project, '--mode', 'agent', '--reasoning', '--store', store],
+      env,
+      60_000,
+    );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout.split('\n')[0]).toContain('scripted');
     for (const stage of ['warmup', 'act', 'delivery_check', 'qa_review']) expect(stdout).toContain(`▶ ${stage}`);
@@ -30,9 +34,16 @@ describe('stagecraft chat, embedded, without an API key', () => {
 
   it('--json prints one event per line, then the result; runs show prints the timeline', async () => {
     const store = `sqlite:${join(dir, 'json.db')}`;
-    const { code, stdout } = await runCli(['chat', 'What does this project do?', '--root', project, '--mode', 'chat', '--json', '--store', store], env, 60_000);
+    const { code, stdout } = await runCli(
+      ['chat', 'What does this project do?', '--root', project, '--mode', 'chat', '--json', '--store', store],
+      env,
+      60_000,
+    );
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const result = lines.at(-1);
     expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'deliveryState', 'qaReport', 'runId']);
     expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { userMode: 'chat', reasoningEnabled: false } });
@@ -81,16 +92,30 @@ describe('stagecraft chat --conversation', () => {
       cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
       const store = `sqlite:${join(dir, 'events.db')}`;
       const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
-      const first = await runCli(['chat', 'What does convert.js do?', '--root', project, '--mode', 'chat', '--json', '--store', store], env, 60_000);
+      const first = await runCli(
+        ['chat', 'What does convert.js do?', '--root', project, '--mode', 'chat', '--json', '--store', store],
+        env,
+        60_000,
+      );
       const { conversationId, answer } = JSON.parse(first.stdout.trim().split('\n').at(-1)!);
-      const second = await runCli(['chat', 'And stats.js?', '--root', project, '--mode', 'chat', '--json', '--conversation', conversationId, '--store', store], env, 60_000);
-      const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const second = await runCli(
+        ['chat', 'And stats.js?', '--root', project, '--mode', 'chat', '--json', '--conversation', conversationId, '--store', store],
+        env,
+        60_000,
+      );
+      const lines = second.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.at(-1).conversationId).toBe(conversationId);
       // The second run refers to the first turn by its place in the conversation stream instead of copying it.
       expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { conversationId, historyThrough: 1 } });
       expect(lines.find((e) => e.type === 'MessageAppended').data).toMatchObject({ role: 'user', content: 'And stats.js?' });
       const log = createSqliteEventStore({ path: join(dir, 'events.db') });
-      const turns = (await log.readStream(`conversation-${conversationId}`)).map((e) => [(e.data as { role: string }).role, (e.data as { content: string }).content]);
+      const turns = (await log.readStream(`conversation-${conversationId}`)).map((e) => [
+        (e.data as { role: string }).role,
+        (e.data as { content: string }).content,
+      ]);
       await log.close();
       expect(turns.slice(0, 3)).toEqual([
         ['user', 'What does convert.js do?'],

@@ -25,7 +25,8 @@ if (notRun) {
 function script(request: { stage?: string; body: { messages?: { role: string }[] } }): ScriptedReply {
   const done = toolResultsIn(request.body);
   if (request.stage === 'warmup') return { content: `${macroReasoning()}\nI will read the big file.` };
-  if (done < 3) return { content: microReasoning('read it'), toolCalls: [{ id: `call_${done}`, name: 'read_file', arguments: { path: 'big.txt' } }] };
+  if (done < 3)
+    return { content: microReasoning('read it'), toolCalls: [{ id: `call_${done}`, name: 'read_file', arguments: { path: 'big.txt' } }] };
   return { content: `${microReasoning('finish', 'DONE')}\nRead it.` };
 }
 
@@ -62,7 +63,10 @@ function script(request: { stage?: string; body: { messages?: { role: string }[]
       child.once('exit', (code) => resolve({ code, output }));
     });
     const seconds = (Date.now() - started) / 1000;
-    expect({ code: result.code === 0 ? 0 : 'failed', output: result.output }).toEqual({ code: 'failed', output: expect.stringMatching(/full/i) });
+    expect({ code: result.code === 0 ? 0 : 'failed', output: result.output }).toEqual({
+      code: 'failed',
+      output: expect.stringMatching(/full/i),
+    });
     expect(result.output).not.toMatch(/no transaction is active/);
     expect(result.output).not.toMatch(/did not finish within/);
     expect(seconds).toBeLessThan(55);

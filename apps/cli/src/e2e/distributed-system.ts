@@ -23,7 +23,12 @@ export interface DistributedSystem {
  * The distributed deployment for an e2e test: a nats-server, the six apps as OS processes sharing
  * one sqlite file, and a NATS client and store handle for the test itself.
  */
-export async function startDistributedSystem(options: { prefix: string; storePath: string; env?: Record<string, string>; timeoutMs?: number }): Promise<DistributedSystem> {
+export async function startDistributedSystem(options: {
+  prefix: string;
+  storePath: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<DistributedSystem> {
   const nats = await startNatsServer();
   const envFor = (healthPort: number): Record<string, string> => ({
     NATS_URL: nats.url,

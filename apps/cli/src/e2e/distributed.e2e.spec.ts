@@ -61,7 +61,12 @@ describe('six services as separate processes over NATS', () => {
     const pids = new Set(rows.map((r) => r.reply.pid));
     expect(pids.size).toBe(6);
     expect(services.map((s) => s.child.pid).sort()).toEqual([...pids].sort());
-    expect(rows.filter((r) => r.reply.store === 'sqlite').map((r) => r.service).sort()).toEqual(['conversation', 'memory', 'tool-execution']);
+    expect(
+      rows
+        .filter((r) => r.reply.store === 'sqlite')
+        .map((r) => r.service)
+        .sort(),
+    ).toEqual(['conversation', 'memory', 'tool-execution']);
   });
 
   it('prints a table and exits non-zero when a service is down', async () => {
@@ -84,7 +89,11 @@ describe('six services as separate processes over NATS', () => {
   it('memory.retain appends one event carrying the request correlation id; recall finds it', async () => {
     const scope = `scope-${randomUUID().slice(0, 8)}`;
     const correlationId = `corr-${randomUUID()}`;
-    const reply = await requester.request('memory.retain', { scope, tier: 'project', content: 'Run the tests with npm test', tags: ['testing'] }, { correlationId });
+    const reply = await requester.request(
+      'memory.retain',
+      { scope, tier: 'project', content: 'Run the tests with npm test', tags: ['testing'] },
+      { correlationId },
+    );
     expect(reply.retained).toBe(true);
     const events = await store.readStream(streams.memory(scope));
     expect(events.map((e) => e.type)).toEqual(['MemoryRetained']);
@@ -96,9 +105,18 @@ describe('six services as separate processes over NATS', () => {
   it('conversation.run.get reads a run that another process appended to the shared store', async () => {
     const runId = `run-${randomUUID().slice(0, 8)}`;
     const metadata = { runId, conversationId: 'c1', correlationId: 'k1', occurredAt: new Date().toISOString() };
-    await store.appendToStream(streams.run(runId), [
-      { id: randomUUID(), type: 'RunStarted', data: { runId, conversationId: 'c1', userMode: 'chat', reasoningEnabled: false, userInput: 'hi', projectRoot: dir }, metadata },
-    ], { expectedRevision: 'no_stream' });
+    await store.appendToStream(
+      streams.run(runId),
+      [
+        {
+          id: randomUUID(),
+          type: 'RunStarted',
+          data: { runId, conversationId: 'c1', userMode: 'chat', reasoningEnabled: false, userInput: 'hi', projectRoot: dir },
+          metadata,
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
     const { run } = await requester.request('conversation.run.get', { runId });
     expect(run).toMatchObject({ runId, userMode: 'chat', status: 'running', eventCount: 1 });
     await expect(requester.request('conversation.run.get', { runId: 'missing-run' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -109,7 +127,10 @@ describe('six services as separate processes over NATS', () => {
     const notJson = '{"unexpected": [1, 2]';
     const wrongShape = { bogus: true, userMode: 42 };
     for (const subject of served) {
-      expect({ subject, acceptsWrongShape: requestContracts[subject].request.safeParse(wrongShape).success }).toEqual({ subject, acceptsWrongShape: false });
+      expect({ subject, acceptsWrongShape: requestContracts[subject].request.safeParse(wrongShape).success }).toEqual({
+        subject,
+        acceptsWrongShape: false,
+      });
       for (const body of [notJson, JSON.stringify(wrongShape)]) {
         const envelope = JSON.parse((await bus.request(withPrefix(prefix, subject), body, { timeoutMs: 5000 })).body);
         expect({ subject, ok: envelope.ok, code: envelope.error?.code }).toEqual({ subject, ok: false, code: 'VALIDATION' });

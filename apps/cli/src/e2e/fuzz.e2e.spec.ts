@@ -47,7 +47,14 @@ const policy = {
 };
 /** Well-formed requests: every payload is one of these, broken. Typed, so a new subject needs one here. */
 const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
-  'conversation.send': { conversationId: 'conv-fuzz', runId: 'run-fuzz', message: 'Summarise the README', userMode: 'agent', reasoningEnabled: false, projectRoot: '/tmp/fuzz-project' },
+  'conversation.send': {
+    conversationId: 'conv-fuzz',
+    runId: 'run-fuzz',
+    message: 'Summarise the README',
+    userMode: 'agent',
+    reasoningEnabled: false,
+    projectRoot: '/tmp/fuzz-project',
+  },
   'conversation.run.get': { runId: 'run-fuzz' },
   'policy.decide': { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } },
   'policy.table': { userMode: 'chat', reasoningEnabled: false, delegation: { depth: 2, chain: ['planner', 'reviewer'] } },
@@ -120,7 +127,8 @@ function nodes(value: unknown, path: Path = []): { path: Path; value: unknown }[
   return [own, ...Object.entries(value).flatMap(([key, child]) => nodes(child, [...path, Array.isArray(value) ? Number(key) : key]))];
 }
 
-const parentOf = (root: Json, path: Path) => path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], root) as Json;
+const parentOf = (root: Json, path: Path) =>
+  path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], root) as Json;
 
 function replaceAt(root: Json, path: Path, replacement: unknown): void {
   setOwn(parentOf(root, path), String(path[path.length - 1]), replacement);
@@ -152,7 +160,8 @@ const deepObjects = () => new Raw('{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP))
 const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const wrongValues: unknown[] = [null, true, false, 0, -1.5, 2 ** 53 + 1, '', 'text', [], {}, [1, 'a', null], { a: { b: 1 } }];
 /** A copy, so that a later mutation of this payload cannot change the next one. */
-const wrongValue = (draw: Draw, unlike?: unknown) => structuredClone(draw.pick(wrongValues.filter((v) => unlike === undefined || typeOf(v) !== typeOf(unlike))));
+const wrongValue = (draw: Draw, unlike?: unknown) =>
+  structuredClone(draw.pick(wrongValues.filter((v) => unlike === undefined || typeOf(v) !== typeOf(unlike))));
 const badStrings = ['\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud800y', '\ud83d', '\u0000\udc00\u0000', '\ufeff\u202e', ' \t\n '];
 const nonFinite = () => [new Raw('1e999'), new Raw('-1e999'), 'NaN', 'Infinity', '-Infinity', new Raw('1e400'), '1e999'];
 const protoKeys = ['__proto__', 'constructor', 'prototype'];
@@ -169,7 +178,8 @@ function replaceSomeField(ctx: FuzzContext, value: Json, make: (old: unknown) =>
   replaceAt(value, field.path, make(field.value));
   return value;
 }
-const objectsIn = (value: unknown) => nodes(value).filter((n) => typeof n.value === 'object' && n.value !== null && !Array.isArray(n.value));
+const objectsIn = (value: unknown) =>
+  nodes(value).filter((n) => typeof n.value === 'object' && n.value !== null && !Array.isArray(n.value));
 
 function parses(text: string): boolean {
   try {
@@ -184,7 +194,19 @@ function parses(text: string): boolean {
 const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
   notJson: ({ draw, base }) => {
     const json = JSON.stringify(base());
-    const broken = [json.slice(0, Math.max(1, draw.int(json.length))), `${json}}`, json.replace(/"/g, "'"), 'undefined', 'NaN', '{"a":1,}', '\u0000', '\ud800', `{${'x'.repeat(200)}`, '[', '"unterminated'];
+    const broken = [
+      json.slice(0, Math.max(1, draw.int(json.length))),
+      `${json}}`,
+      json.replace(/"/g, "'"),
+      'undefined',
+      'NaN',
+      '{"a":1,}',
+      '\u0000',
+      '\ud800',
+      `{${'x'.repeat(200)}`,
+      '[',
+      '"unterminated',
+    ];
     // `{}` in single quotes is still `{}`: keep only the texts that really are not JSON.
     return new Raw(draw.pick(broken.filter((text) => !parses(text))));
   },
@@ -219,7 +241,8 @@ const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
       for (let i = 0; i < AMPLIFY; i++) setOwn(value, `unexpected-key-${i}`, i);
       return value;
     }
-    for (let i = 0, n = 1 + ctx.draw.int(20); i < n; i++) setOwn(ctx.draw.pick(objectsIn(value)).value as object, ctx.draw.pick(names) + (i > 9 ? i : ''), wrongValue(ctx.draw));
+    for (let i = 0, n = 1 + ctx.draw.int(20); i < n; i++)
+      setOwn(ctx.draw.pick(objectsIn(value)).value as object, ctx.draw.pick(names) + (i > 9 ? i : ''), wrongValue(ctx.draw));
     return value;
   },
   deepNesting: (ctx) => replaceSomeField(ctx, ctx.base(), () => ctx.draw.pick([deepArrays, deepObjects])()),
@@ -231,7 +254,8 @@ const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
   },
   badStrings: (ctx) => {
     const value = ctx.base();
-    for (const { path, value: leaf } of nodes(value)) if (typeof leaf === 'string' && ctx.draw.next() < 0.6) replaceAt(value, path, ctx.draw.pick(badStrings));
+    for (const { path, value: leaf } of nodes(value))
+      if (typeof leaf === 'string' && ctx.draw.next() < 0.6) replaceAt(value, path, ctx.draw.pick(badStrings));
     // A raw control character inside a JSON string is not JSON at all.
     return ctx.draw.next() < 0.3 ? replaceSomeField(ctx, value, () => new Raw('"raw\u0000nul"')) : value;
   },
@@ -248,9 +272,13 @@ const payloadClasses: Record<string, (ctx: FuzzContext) => unknown> = {
     const targets = nodes(value).filter((n) => Array.isArray(n.value) || n.path[n.path.length - 1] === 'arguments');
     const bad = ctx.draw.pick<unknown>(['', null, 0, {}, [], ' ']);
     // Now and then as long as the transport carries: the most issues a request can ask for.
-    const length = ctx.draw.next() < 0.05 ? Math.floor((ctx.maxPayload - render(value).length - 1_000) / (JSON.stringify(bad).length + 1)) : AMPLIFY;
+    const length =
+      ctx.draw.next() < 0.05 ? Math.floor((ctx.maxPayload - render(value).length - 1_000) / (JSON.stringify(bad).length + 1)) : AMPLIFY;
     const target = targets.length > 0 ? ctx.draw.pick(targets) : null;
-    const many = Array.isArray(target?.value) || !target ? new Array(length).fill(bad) : Object.fromEntries(Array.from({ length: AMPLIFY }, (_, i) => [`k${i}`, bad]));
+    const many =
+      Array.isArray(target?.value) || !target
+        ? new Array(length).fill(bad)
+        : Object.fromEntries(Array.from({ length: AMPLIFY }, (_, i) => [`k${i}`, bad]));
     if (!target) return replaceSomeField(ctx, value, () => many);
     replaceAt(value, target.path, many);
     return value;
@@ -313,11 +341,15 @@ async function send(bus: MessageBus, prefix: string, payload: Payload, correlati
   const where = `${subject} ${kind} ${preview(body)}`;
   let reply;
   try {
-    reply = await bus.request(withPrefix(prefix, subject), body, { headers: { [HEADER.correlationId]: correlationId }, timeoutMs: TIMEOUT_MS });
+    reply = await bus.request(withPrefix(prefix, subject), body, {
+      headers: { [HEADER.correlationId]: correlationId },
+      timeoutMs: TIMEOUT_MS,
+    });
   } catch (error) {
     // Refused by the transport before it was sent: the caller still gets a structured error.
     const refusal = toErrorReply(error);
-    if (error instanceof StagecraftError && refusal.code === 'LIMIT_EXCEEDED' && ErrorReply.safeParse(refusal).success) tally.refusedBySize += 1;
+    if (error instanceof StagecraftError && refusal.code === 'LIMIT_EXCEEDED' && ErrorReply.safeParse(refusal).success)
+      tally.refusedBySize += 1;
     else tally.defects.push(`${where}: no reply (${refusal.code}: ${refusal.message})`);
     return;
   }
@@ -379,15 +411,17 @@ async function servicesAnswerHealth(requester: Requester): Promise<string[]> {
 
 const count = (n: number) => n.toLocaleString('en-US');
 function summary(deployment: string, tally: Tally, crashes: number, appends: number): string {
-  return `fuzz (${deployment}, seed ${SEED}): ${count(tally.payloads)} payloads over ${REQUEST_SUBJECTS.length} subjects, ${count(crashes)} crashes, ${count(appends)} appends` +
-    ` (${count(tally.refusedBySize)} refused by size, ${count(tally.validGenerated)} valid, ${count(tally.accepted.size)} accepted)\n`;
+  return (
+    `fuzz (${deployment}, seed ${SEED}): ${count(tally.payloads)} payloads over ${REQUEST_SUBJECTS.length} subjects, ${count(crashes)} crashes, ${count(appends)} appends` +
+    ` (${count(tally.refusedBySize)} refused by size, ${count(tally.validGenerated)} valid, ${count(tally.accepted.size)} accepted)\n`
+  );
 }
-
 
 describe('fuzz payloads', () => {
   it('every request subject has a well-formed base, and every base passes its contract', () => {
     expect(Object.keys(wellFormed).sort()).toEqual([...REQUEST_SUBJECTS].sort());
-    for (const subject of REQUEST_SUBJECTS) expect({ subject, valid: isValid(subject, JSON.stringify(wellFormed[subject])) }).toEqual({ subject, valid: true });
+    for (const subject of REQUEST_SUBJECTS)
+      expect({ subject, valid: isValid(subject, JSON.stringify(wellFormed[subject])) }).toEqual({ subject, valid: true });
   });
 
   it('are malformed, reproducible from their seed, and cover every class on every subject', () => {
@@ -434,7 +468,9 @@ describe('fuzz: distributed (six processes, nats-server, shared sqlite)', () => 
     const before = await lastPosition(system.store);
     tally = await fuzz(system.bus, prefix, SEED);
     const down = await servicesAnswerHealth(system.requester);
-    const dead = system.services.filter((s) => s.child.exitCode !== null || s.child.signalCode !== null).map((s) => `${s.name} exited (${s.child.exitCode ?? s.child.signalCode}): ${s.output().slice(-2_000)}`);
+    const dead = system.services
+      .filter((s) => s.child.exitCode !== null || s.child.signalCode !== null)
+      .map((s) => `${s.name} exited (${s.child.exitCode ?? s.child.signalCode}): ${s.output().slice(-2_000)}`);
     crashes = tally.defects.filter((d) => d.includes(': no reply')).length + dead.length;
     rejectedAppends = await appendsByRejected(system.store, before, tally.accepted);
     expect({ dead, down }).toEqual({ dead: [], down: [] });

@@ -7,7 +7,16 @@ import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { ServiceProcess, exitOf, freePort, macroReasoning, microReasoning, spawnApp, toolResultsIn, waitForHttp } from '@stagecraft/testing';
+import {
+  ServiceProcess,
+  exitOf,
+  freePort,
+  macroReasoning,
+  microReasoning,
+  spawnApp,
+  toolResultsIn,
+  waitForHttp,
+} from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
@@ -25,27 +34,32 @@ const SLOW_COMMAND_MS = 1500;
 type Script = (request: RecordedRequest, attempt: number) => ScriptedReply;
 
 /** Runs a command, writes NOTES.md, finishes; `actStep` decides the acting replies. */
-const agent = (actStep: (done: number, attempt: number) => ScriptedReply): Script => (request, attempt) => {
-  switch (request.stage) {
-    case 'warmup':
-      return { content: `${macroReasoning()}\nI will count, then write notes.` };
-    case 'act':
-    case 'tool_followup':
-      return actStep(toolResultsIn(request.body), attempt);
-    case 'delivery_check':
-      return { content: `${microReasoning('hand over', 'DONE')}\nDone.` };
-    case 'qa_review':
-      return { content: `${microReasoning('report', 'DONE')}\n${QA_REPORT}` };
-    default:
-      return { status: 500, content: `unexpected stage ${request.stage}` };
-  }
-};
+const agent =
+  (actStep: (done: number, attempt: number) => ScriptedReply): Script =>
+  (request, attempt) => {
+    switch (request.stage) {
+      case 'warmup':
+        return { content: `${macroReasoning()}\nI will count, then write notes.` };
+      case 'act':
+      case 'tool_followup':
+        return actStep(toolResultsIn(request.body), attempt);
+      case 'delivery_check':
+        return { content: `${microReasoning('hand over', 'DONE')}\nDone.` };
+      case 'qa_review':
+        return { content: `${microReasoning('report', 'DONE')}\n${QA_REPORT}` };
+      default:
+        return { status: 500, content: `unexpected stage ${request.stage}` };
+    }
+  };
 
 const count = (file: string, afterMs = 0): ScriptedReply => ({
   content: microReasoning('count once'),
   toolCalls: [{ id: 'call_count', name: 'run_command', arguments: { command: 'node', args: ['-e', appendX(file, afterMs)] } }],
 });
-const writeNotes: ScriptedReply = { content: microReasoning('write NOTES.md'), toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Counted.\n' } }] };
+const writeNotes: ScriptedReply = {
+  content: microReasoning('write NOTES.md'),
+  toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'NOTES.md', content: 'Counted.\n' } }],
+};
 const finish: ScriptedReply = { content: `${microReasoning('finish', 'DONE')}\nCounted once and wrote NOTES.md.` };
 
 describe('a conversation process killed in the middle of a run', () => {
@@ -114,7 +128,13 @@ describe('a conversation process killed in the middle of a run', () => {
       });
     });
     await bus.flush();
-    await requester.request('conversation.send', { runId, message: 'Count once, then write notes', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    await requester.request('conversation.send', {
+      runId,
+      message: 'Count once, then write notes',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
 
     await killPoint(runId);
     const index = services.findIndex((s) => s.name === 'conversation');
@@ -130,7 +150,11 @@ describe('a conversation process killed in the middle of a run', () => {
     await waitForHttp(`http://127.0.0.1:${port}/readyz`);
     const end = await Promise.race([finished, sleep(30_000, null, { ref: false })]);
     const logs = end?.type === 'RunCompleted' ? '' : services.map((s) => `--- ${s.name}\n${s.output()}`).join('\n');
-    expect({ end: end?.type, reason: end?.type === 'RunFailed' ? end.data : undefined, logs }).toEqual({ end: 'RunCompleted', reason: undefined, logs: '' });
+    expect({ end: end?.type, reason: end?.type === 'RunFailed' ? end.data : undefined, logs }).toEqual({
+      end: 'RunCompleted',
+      reason: undefined,
+      logs: '',
+    });
     const stored = (await store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     return { runId, project, live, stored, before };
   }
@@ -155,9 +179,13 @@ describe('a conversation process killed in the middle of a run', () => {
         if (done === 1) return attempt === 1 ? { ...writeNotes, delayMs: SLOW_REPLY_MS } : writeNotes;
         return finish;
       }),
-      (id) => waitFor('the request after the first tool result', () => server.requests.find((r) => ofRun(id)(r) && toolResultsIn(r.body) === 1)),
+      (id) =>
+        waitFor('the request after the first tool result', () => server.requests.find((r) => ofRun(id)(r) && toolResultsIn(r.body) === 1)),
     );
-    expect(stored.at(-1)).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Counted once and wrote NOTES.md.' } });
+    expect(stored.at(-1)).toMatchObject({
+      type: 'RunCompleted',
+      data: { deliveryState: 'DONE', answer: 'Counted once and wrote NOTES.md.' },
+    });
 
     const requested = stored.filter((e) => e.type === 'ModelRequested').map((e) => e.data.requestId);
     expect(new Set(requested).size).toBe(requested.length);

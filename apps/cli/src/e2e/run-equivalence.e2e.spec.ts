@@ -36,7 +36,14 @@ interface RunResult {
 }
 
 /** Subscribes to the run's live events before sending, so the end of the run cannot be missed. */
-async function runOnce(bus: MessageBus, requester: Requester, prefix: string, store: EventStore, project: string, userMode: UserMode = 'agent'): Promise<RunResult> {
+async function runOnce(
+  bus: MessageBus,
+  requester: Requester,
+  prefix: string,
+  store: EventStore,
+  project: string,
+  userMode: UserMode = 'agent',
+): Promise<RunResult> {
   const runId = `run-${randomUUID().slice(0, 8)}`;
   let subscription: { unsubscribe(): void } | undefined;
   const finished = new Promise<StagecraftEvent>((resolve, reject) => {
@@ -49,7 +56,13 @@ async function runOnce(bus: MessageBus, requester: Requester, prefix: string, st
     });
   });
   await bus.flush();
-  const { conversationId } = await requester.request('conversation.send', { runId, message: 'Write notes about this project', userMode, reasoningEnabled: true, projectRoot: project });
+  const { conversationId } = await requester.request('conversation.send', {
+    runId,
+    message: 'Write notes about this project',
+    userMode,
+    reasoningEnabled: true,
+    projectRoot: project,
+  });
   const end = await finished;
   subscription?.unsubscribe();
   const stored = (await store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
@@ -83,9 +96,22 @@ describe('the same run, embedded and distributed', () => {
     let host: Host;
 
     beforeAll(async () => {
-      const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+      const gateway = createOpenAiGateway({
+        baseURL: server.url,
+        apiKey: 'test',
+        model: 'scripted',
+        logger: pino({ level: 'silent' }),
+        maxRetries: 0,
+      });
       host = await startHost({
-        definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+        definitions: [
+          conversationServiceWith({ gateway }),
+          policyService,
+          promptAssemblyService,
+          toolExecutionService,
+          qaServiceWith({ gateway }),
+          memoryService,
+        ],
         transport: 'inproc',
         store: `sqlite:${join(dir, 'embedded.db')}`,
         config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
@@ -98,7 +124,10 @@ describe('the same run, embedded and distributed', () => {
 
     it('completes the run', async () => {
       embedded = await runOnce(host.ports.bus, host.ports.requester, 'stagecraft', host.ports.store!, newProject(dir, 'embedded-project'));
-      expect(embedded.end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+      expect(embedded.end).toMatchObject({
+        type: 'RunCompleted',
+        data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' },
+      });
     });
   });
 
@@ -126,16 +155,22 @@ describe('the same run, embedded and distributed', () => {
 
     it('completes the run', async () => {
       distributed = await runOnce(bus, requester, prefix, store, newProject(dir, 'distributed-project'));
-      const failure = distributed.end.type === 'RunFailed' ? { ...distributed.end.data, logs: services.map((s) => s.output()).join('\n') } : undefined;
+      const failure =
+        distributed.end.type === 'RunFailed' ? { ...distributed.end.data, logs: services.map((s) => s.output()).join('\n') } : undefined;
       expect(failure).toBeUndefined();
-      expect(distributed.end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+      expect(distributed.end).toMatchObject({
+        type: 'RunCompleted',
+        data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' },
+      });
     });
   });
 
   describe('both runs', () => {
     const both = () => [embedded, distributed].filter((r): r is RunResult => r !== undefined);
-    const requestsOf = (run: RunResult) => server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === run.runId);
-    const toolNames = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort();
+    const requestsOf = (run: RunResult) =>
+      server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === run.runId);
+    const toolNames = (r: RecordedRequest): string[] =>
+      (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort();
 
     it('ran in both deployments', () => {
       expect(both()).toHaveLength(2);
@@ -153,7 +188,10 @@ describe('the same run, embedded and distributed', () => {
     it('read README.md and wrote NOTES.md in each project', () => {
       for (const run of both()) {
         const completed = run.stored.flatMap((e) => (e.type === 'ToolCallCompleted' ? [[e.data.tool, e.data.ok]] : []));
-        expect(completed).toEqual([['read_file', true], ['write_file', true]]);
+        expect(completed).toEqual([
+          ['read_file', true],
+          ['write_file', true],
+        ]);
         const readResult = run.stored.find((e) => e.type === 'ToolCallCompleted' && e.data.tool === 'read_file');
         expect(readResult?.type === 'ToolCallCompleted' && readResult.data.output).toContain('A tiny project.');
         expect(readFileSync(join(run.project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
@@ -162,7 +200,9 @@ describe('the same run, embedded and distributed', () => {
 
     it('passed delivery and got a QA report', () => {
       for (const run of both()) {
-        expect(run.stored.filter((e) => e.type === 'DeliveryChecked').map((e) => e.data)).toEqual([expect.objectContaining({ state: 'DONE' })]);
+        expect(run.stored.filter((e) => e.type === 'DeliveryChecked').map((e) => e.data)).toEqual([
+          expect.objectContaining({ state: 'DONE' }),
+        ]);
         const qa = run.stored.find((e) => e.type === 'QAReportIssued');
         expect(qa?.data).toMatchObject({ report: { verdict: 'pass', summary: 'The notes match the README.' } });
       }
@@ -176,7 +216,11 @@ describe('the same run, embedded and distributed', () => {
             run: r.headers['x-stagecraft-run-id'],
             conversation: r.headers['x-stagecraft-conversation-id'],
             stage: r.headers['x-stagecraft-stage'],
-          }).toEqual({ run: run.runId, conversation: run.conversationId, stage: expect.stringMatching(/^(warmup|act|tool_followup|delivery_check|qa_review)$/) });
+          }).toEqual({
+            run: run.runId,
+            conversation: run.conversationId,
+            stage: expect.stringMatching(/^(warmup|act|tool_followup|delivery_check|qa_review)$/),
+          });
         }
         expect(requests.map((r) => r.stage)).toEqual(['warmup', 'act', 'tool_followup', 'tool_followup', 'delivery_check', 'qa_review']);
       }
@@ -191,7 +235,8 @@ describe('the same run, embedded and distributed', () => {
         expect(qa.length).toBeGreaterThan(0);
         for (const r of delivery) expect(r.body.tools ?? []).toEqual([]);
         for (const r of qa) expect(toolNames(r)).toEqual(READ_ONLY);
-        for (const r of requests.filter((q) => q.stage === 'act' || q.stage === 'tool_followup')) expect(toolNames(r)).toEqual(expect.arrayContaining(['read_file', 'write_file']));
+        for (const r of requests.filter((q) => q.stage === 'act' || q.stage === 'tool_followup'))
+          expect(toolNames(r)).toEqual(expect.arrayContaining(['read_file', 'write_file']));
       }
     });
 
@@ -199,7 +244,11 @@ describe('the same run, embedded and distributed', () => {
       for (const run of both()) {
         for (const r of requestsOf(run)) {
           const [system, ...rest] = r.body.messages as { role: string; content?: string | null }[];
-          expect({ stage: r.stage, role: system.role, asks: String(system.content).includes('<ide_reasoning>') }).toEqual({ stage: r.stage, role: 'system', asks: true });
+          expect({ stage: r.stage, role: system.role, asks: String(system.content).includes('<ide_reasoning>') }).toEqual({
+            stage: r.stage,
+            role: 'system',
+            asks: true,
+          });
           const leaked = rest.filter((m) => String(m.content ?? '').includes('<ide_reasoning>'));
           expect({ stage: r.stage, leaked }).toEqual({ stage: r.stage, leaked: [] });
         }

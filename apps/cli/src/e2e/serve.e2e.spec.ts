@@ -19,9 +19,24 @@ describe('stagecraft serve --transport nats --services …', () => {
 
   it('serves exactly the services asked for, and stops cleanly on SIGTERM', async () => {
     const store = `sqlite:${join(dir, 'events.db')}`;
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'), 'serve', '--transport', 'nats', '--nats-url', nats.url, '--services', 'policy,memory', '--store', store], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'),
+        'serve',
+        '--transport',
+        'nats',
+        '--nats-url',
+        nats.url,
+        '--services',
+        'policy,memory',
+        '--store',
+        store,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (c: Buffer) => {
@@ -49,10 +64,28 @@ describe('stagecraft serve --transport nats --services …', () => {
 
   it('refuses to serve the project-touching services on NATS without STAGECRAFT_PROJECT_ROOTS', async () => {
     const env = { STAGECRAFT_PROJECT_ROOTS: '', STAGECRAFT_PROJECT_ROOT: '' };
-    const { code, stderr } = await runCli(['serve', '--transport', 'nats', '--nats-url', nats.url, '--services', 'tool-execution', '--store', `sqlite:${join(dir, 'roots.db')}`], env);
+    const { code, stderr } = await runCli(
+      [
+        'serve',
+        '--transport',
+        'nats',
+        '--nats-url',
+        nats.url,
+        '--services',
+        'tool-execution',
+        '--store',
+        `sqlite:${join(dir, 'roots.db')}`,
+      ],
+      env,
+    );
     expect(code).not.toBe(0);
     expect(stderr).toContain('STAGECRAFT_PROJECT_ROOTS: required');
-    const app = spawnApp('tool-execution', { NATS_URL: nats.url, STAGECRAFT_STORE: `sqlite:${join(dir, 'roots.db')}`, STAGECRAFT_HEALTH_PORT: '0', ...env });
+    const app = spawnApp('tool-execution', {
+      NATS_URL: nats.url,
+      STAGECRAFT_STORE: `sqlite:${join(dir, 'roots.db')}`,
+      STAGECRAFT_HEALTH_PORT: '0',
+      ...env,
+    });
     expect(await exitOf(app.child)).toBe(1);
     expect(app.output()).toContain('STAGECRAFT_PROJECT_ROOTS: required');
   });

@@ -10,7 +10,10 @@ const attempt = (change: Partial<PreviousAttempt> = {}): PreviousAttempt =>
     attemptNumber: 2,
     previousAttemptAt: '2026-01-19T10:30:00Z',
     serializedOutput: '{"patched":["src/config.ts"]}',
-    error: { message: 'TypeError: cannot read properties of undefined', stackTrace: 'at parse (src/config.ts:12)\nat load (src/load.ts:4)' },
+    error: {
+      message: 'TypeError: cannot read properties of undefined',
+      stackTrace: 'at parse (src/config.ts:12)\nat load (src/load.ts:4)',
+    },
     ...change,
   });
 
@@ -49,7 +52,9 @@ describe('previous attempt contributor', () => {
 
   it('cuts a long output and a long stack trace, and says how much was left out', () => {
     const stackTrace = Array.from({ length: 25 }, (_, i) => `at frame${i} (src/f.ts:${i})`).join('\n');
-    const text = renderPreviousAttempt(attempt({ serializedOutput: 'x'.repeat(MAX_OUTPUT_CHARS + 500), error: { message: 'boom', stackTrace } }));
+    const text = renderPreviousAttempt(
+      attempt({ serializedOutput: 'x'.repeat(MAX_OUTPUT_CHARS + 500), error: { message: 'boom', stackTrace } }),
+    );
     expect(text).toContain(`${'x'.repeat(MAX_OUTPUT_CHARS)}\n[… 500 more characters not shown]`);
     expect(text).not.toContain('x'.repeat(MAX_OUTPUT_CHARS + 1));
     expect(text).toContain('at frame19 (src/f.ts:19)\n[… 5 more lines]');
@@ -63,9 +68,20 @@ describe('previous attempt contributor', () => {
 
   it('lists the contexts the attempt worked from', () => {
     const text = renderPreviousAttempt(
-      attempt({ priorContexts: [{ kind: 'result', resultId: 'wf-1/specialist/001/2026-01-19T10:29:00Z', agentType: 'specialist', output: 'Found two callers.\nMore.' }] }),
+      attempt({
+        priorContexts: [
+          {
+            kind: 'result',
+            resultId: 'wf-1/specialist/001/2026-01-19T10:29:00Z',
+            agentType: 'specialist',
+            output: 'Found two callers.\nMore.',
+          },
+        ],
+      }),
     );
-    expect(text).toContain('It worked from these contexts:\n- result wf-1/specialist/001/2026-01-19T10:29:00Z from specialist: Found two callers.');
+    expect(text).toContain(
+      'It worked from these contexts:\n- result wf-1/specialist/001/2026-01-19T10:29:00Z from specialist: Found two callers.',
+    );
   });
 
   it('reaches the contributor through a parsed assemble request, and its own text passes the prompt guard', () => {

@@ -13,7 +13,9 @@ function outcome(attempt: PreviousAttempt): string[] {
   const stack = attempt.error.stackTrace?.trim();
   if (stack) {
     const frames = stack.split('\n');
-    const shown = frames.slice(0, MAX_STACK_LINES).join('\n') + (frames.length > MAX_STACK_LINES ? `\n[… ${frames.length - MAX_STACK_LINES} more lines]` : '');
+    const shown =
+      frames.slice(0, MAX_STACK_LINES).join('\n') +
+      (frames.length > MAX_STACK_LINES ? `\n[… ${frames.length - MAX_STACK_LINES} more lines]` : '');
     lines.push('', fenced(shown));
   }
   return lines;
@@ -27,9 +29,12 @@ export function renderPreviousAttempt(attempt: PreviousAttempt): string {
     `This is attempt ${n + 1}. Attempt ${n} (context ${attempt.previousContextId}, at ${attempt.previousAttemptAt}) did not complete the task.`,
     ...outcome(attempt),
     '',
-    attempt.serializedOutput.trim().length === 0 ? 'It produced no output.' : `Its output:\n\n${fenced(capped(attempt.serializedOutput, MAX_OUTPUT_CHARS))}`,
+    attempt.serializedOutput.trim().length === 0
+      ? 'It produced no output.'
+      : `Its output:\n\n${fenced(capped(attempt.serializedOutput, MAX_OUTPUT_CHARS))}`,
   ];
-  if (attempt.priorContexts.length > 0) lines.push('', 'It worked from these contexts:', bullets(attempt.priorContexts.map(describeUpstream)));
+  if (attempt.priorContexts.length > 0)
+    lines.push('', 'It worked from these contexts:', bullets(attempt.priorContexts.map(describeUpstream)));
   lines.push('', 'Keep what that attempt got right, correct what made it fail, and do not repeat a failing step unchanged.');
   return lines.join('\n');
 }

@@ -13,7 +13,11 @@ export function renderConsolidation(template: ConsolidationTemplate): string {
     template.consolidatedOutput,
   ];
   if (template.conflictResolutions.length > 0) {
-    lines.push('', 'Conflicts already resolved:', bullets(template.conflictResolutions.map((c) => `${c.conflictDescription}: ${c.resolutionApproach}`)));
+    lines.push(
+      '',
+      'Conflicts already resolved:',
+      bullets(template.conflictResolutions.map((c) => `${c.conflictDescription}: ${c.resolutionApproach}`)),
+    );
   }
   for (const curation of template.curations) lines.push('', `#### ${curation.title}`, '', curation.content);
   return lines.join('\n');

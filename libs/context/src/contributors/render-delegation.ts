@@ -1,22 +1,35 @@
 import { AgentAssignment, DelegationTemplate } from '@stagecraft/contracts';
 import { bullets } from './text';
 
-const assignmentLine = (a: AgentAssignment): string => `${a.agentType} (${a.agentId}): ${a.assignedGoal}${a.subdomainFocus ? ` (focus: ${a.subdomainFocus})` : ''}`;
+const assignmentLine = (a: AgentAssignment): string =>
+  `${a.agentType} (${a.agentId}): ${a.assignedGoal}${a.subdomainFocus ? ` (focus: ${a.subdomainFocus})` : ''}`;
 
 /** The reader's own assignment first and in full; the others only as boundaries, so work is not done twice. */
 export function renderDelegation(template: DelegationTemplate, agentType: string): string {
   const mine = template.assignments.filter((a) => a.agentType === agentType);
   const others = template.assignments.filter((a) => a.agentType !== agentType);
-  const lines = [`### Delegation ${template.resultId}`, '', `Goal: ${template.goal}`, `Why the work was split this way: ${template.delegationRationale}`];
+  const lines = [
+    `### Delegation ${template.resultId}`,
+    '',
+    `Goal: ${template.goal}`,
+    `Why the work was split this way: ${template.delegationRationale}`,
+  ];
   for (const a of mine) {
     lines.push('', `Your assignment: ${a.assignedGoal}${a.subdomainFocus ? ` (focus: ${a.subdomainFocus})` : ''}`);
     const passed = Object.entries(a.contextToPass).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
     if (passed.length > 0) lines.push(bullets(passed.map(([key, value]) => `${key}: ${value}`)));
   }
-  if (others.length > 0) lines.push('', mine.length > 0 ? 'Assigned to others (not yours):' : 'Assignments:', bullets(others.map(assignmentLine)));
+  if (others.length > 0)
+    lines.push('', mine.length > 0 ? 'Assigned to others (not yours):' : 'Assignments:', bullets(others.map(assignmentLine)));
   if (template.contextSelections.length > 0) {
     lines.push('', 'Context selected for this work:');
-    lines.push(bullets(template.contextSelections.map((s) => `from ${s.sourceContextId} (${s.selectionRationale}):\n  ${s.selectedContent.split('\n').join('\n  ')}`)));
+    lines.push(
+      bullets(
+        template.contextSelections.map(
+          (s) => `from ${s.sourceContextId} (${s.selectionRationale}):\n  ${s.selectedContent.split('\n').join('\n  ')}`,
+        ),
+      ),
+    );
   }
   return lines.join('\n');
 }

@@ -21,7 +21,10 @@ export function renderDiscovery(report: DiscoveryReport): string {
     files.length > MAX_FILES ? `Most relevant files (${MAX_FILES} of ${files.length}):` : 'Relevant files:',
     files.slice(0, MAX_FILES).map(fileLine),
   );
-  list('Links between files:', report.crossLinks.slice(0, MAX_LINKS).map((l) => `${l.sourcePath} ${l.relation} ${l.targetPath}`));
+  list(
+    'Links between files:',
+    report.crossLinks.slice(0, MAX_LINKS).map((l) => `${l.sourcePath} ${l.relation} ${l.targetPath}`),
+  );
   for (const diagram of report.diagrams) lines.push('', `${diagram.title}:`, fenced(diagram.source, diagram.notation));
   return lines.join('\n');
 }

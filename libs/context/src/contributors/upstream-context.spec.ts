@@ -1,12 +1,30 @@
-import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport, PromptAssembleRequest, TEMPLATE_SCHEMA_VERSION, UpstreamContext } from '@stagecraft/contracts';
+import {
+  ConsolidationTemplate,
+  DelegationTemplate,
+  DiscoveryReport,
+  PromptAssembleRequest,
+  TEMPLATE_SCHEMA_VERSION,
+  UpstreamContext,
+} from '@stagecraft/contracts';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { findPromptViolations } from '@stagecraft/prompts';
 import { renderUpstream, upstreamContextContributor } from './upstream-context';
 import { describeUpstream } from './describe-upstream';
 
 const at = (n: number) => `2026-01-19T10:3${n}:00Z`;
-const policy = decideStagePolicy({ userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['test-analyst'] } });
-const context = (upstream: UpstreamContext[] | undefined, agentType = 'test-analyst') => ({ agentType, policy, variables: {}, instructions: [], upstream });
+const policy = decideStagePolicy({
+  userMode: 'agent',
+  reasoningEnabled: true,
+  stage: 'act',
+  delegation: { depth: 1, chain: ['test-analyst'] },
+});
+const context = (upstream: UpstreamContext[] | undefined, agentType = 'test-analyst') => ({
+  agentType,
+  policy,
+  variables: {},
+  instructions: [],
+  upstream,
+});
 
 const delegation: DelegationTemplate = DelegationTemplate.parse({
   schemaVersion: TEMPLATE_SCHEMA_VERSION,
@@ -15,10 +33,23 @@ const delegation: DelegationTemplate = DelegationTemplate.parse({
   goal: 'Make the config parser accept YAML.',
   delegationRationale: 'Parsing and tests are independent.',
   assignments: [
-    { agentId: 'a-1', agentType: 'test-analyst', assignedGoal: 'Find the failing parser tests.', subdomainFocus: 'src/config', contextToPass: { zeta: 'last', command: 'npm test' } },
+    {
+      agentId: 'a-1',
+      agentType: 'test-analyst',
+      assignedGoal: 'Find the failing parser tests.',
+      subdomainFocus: 'src/config',
+      contextToPass: { zeta: 'last', command: 'npm test' },
+    },
     { agentId: 'a-2', agentType: 'implementer', assignedGoal: 'Add the YAML branch.' },
   ],
-  contextSelections: [{ selectionId: 's-1', sourceContextId: `wf-1/main/001/${at(1)}`, selectedContent: 'parse() is called from load.ts\nand cli.ts', selectionRationale: 'callers' }],
+  contextSelections: [
+    {
+      selectionId: 's-1',
+      sourceContextId: `wf-1/main/001/${at(1)}`,
+      selectedContent: 'parse() is called from load.ts\nand cli.ts',
+      selectionRationale: 'callers',
+    },
+  ],
 });
 
 const consolidation: ConsolidationTemplate = ConsolidationTemplate.parse({
@@ -29,18 +60,37 @@ const consolidation: ConsolidationTemplate = ConsolidationTemplate.parse({
   aggregatedMetrics: { coverage: 0.8 },
   consolidatedOutput: 'Three tests fail because of key order.',
   decision: { decisionType: 'ROUTE_BACK', rationale: 'The fix is incomplete.', requestedPhase: 'implementation' },
-  conflictResolutions: [{ conflictDescription: 'Two causes proposed', resolutionApproach: 'kept the one with a reproduction', conflictingInputs: [`wf-1/test-analyst/001/${at(3)}`] }],
-  curations: [{ curationId: 'c-1', title: 'Failing tests', content: 'parse.spec.ts:10-40', sourceContextIds: [`wf-1/test-analyst/001/${at(3)}`] }],
+  conflictResolutions: [
+    {
+      conflictDescription: 'Two causes proposed',
+      resolutionApproach: 'kept the one with a reproduction',
+      conflictingInputs: [`wf-1/test-analyst/001/${at(3)}`],
+    },
+  ],
+  curations: [
+    { curationId: 'c-1', title: 'Failing tests', content: 'parse.spec.ts:10-40', sourceContextIds: [`wf-1/test-analyst/001/${at(3)}`] },
+  ],
 });
 
-const file = (filePath: string, relevanceScore: number, startLine = 1) => ({ filePath, startLine, endLine: startLine + 9, relevanceScore, snippet: '', tags: [] });
+const file = (filePath: string, relevanceScore: number, startLine = 1) => ({
+  filePath,
+  startLine,
+  endLine: startLine + 9,
+  relevanceScore,
+  snippet: '',
+  tags: [],
+});
 const discovery: DiscoveryReport = DiscoveryReport.parse({
   schemaVersion: TEMPLATE_SCHEMA_VERSION,
   resultId: `wf-1/discovery/001/${at(4)}`,
   upstreamContextId: `wf-1/main/002/${at(2)}`,
   architectureOverview: 'A CLI over a config loader.\nSecond line.',
   keyPatterns: ['parsers are pure functions'],
-  fileReferences: [...Array.from({ length: 13 }, (_, i) => file(`src/f${String(i).padStart(2, '0')}.ts`, 0.5)), file('src/config.ts', 0.9, 12), file('src/a.ts', 0.5)],
+  fileReferences: [
+    ...Array.from({ length: 13 }, (_, i) => file(`src/f${String(i).padStart(2, '0')}.ts`, 0.5)),
+    file('src/config.ts', 0.9, 12),
+    file('src/a.ts', 0.5),
+  ],
   crossLinks: [{ sourcePath: 'src/cli.ts', targetPath: 'src/config.ts', relation: 'imports' }],
   diagrams: [{ title: 'Flow', notation: 'mermaid', source: 'graph TD; cli-->config' }],
 });
@@ -110,12 +160,23 @@ describe('upstream context contributor', () => {
   });
 
   it('describes each kind in one line', () => {
-    expect(describeUpstream({ kind: 'discovery', report: discovery })).toBe(`discovery wf-1/discovery/001/${at(4)}: A CLI over a config loader.`);
-    expect(describeUpstream({ kind: 'consolidation', template: consolidation })).toBe(`consolidation wf-1/collector/001/${at(5)}: ROUTE_BACK, The fix is incomplete.`);
+    expect(describeUpstream({ kind: 'discovery', report: discovery })).toBe(
+      `discovery wf-1/discovery/001/${at(4)}: A CLI over a config loader.`,
+    );
+    expect(describeUpstream({ kind: 'consolidation', template: consolidation })).toBe(
+      `consolidation wf-1/collector/001/${at(5)}: ROUTE_BACK, The fix is incomplete.`,
+    );
   });
 
   it('reaches the contributor through a parsed assemble request, and its own text passes the prompt guard', () => {
-    const request = PromptAssembleRequest.parse({ policy, variables: {}, upstream: [{ kind: 'delegation', template: delegation }, { kind: 'discovery', report: discovery }] });
+    const request = PromptAssembleRequest.parse({
+      policy,
+      variables: {},
+      upstream: [
+        { kind: 'delegation', template: delegation },
+        { kind: 'discovery', report: discovery },
+      ],
+    });
     const text = upstreamContextContributor.contribute({ ...request, agentType: 'test-analyst' }) ?? '';
     expect(text).toContain('Your assignment');
     expect(findPromptViolations(text)).toEqual([]);

@@ -56,7 +56,8 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     },
 
     async readAll(readOptions) {
-      const after: Position = readOptions?.fromPosition === undefined || readOptions.fromPosition === 'start' ? 0n : readOptions.fromPosition;
+      const after: Position =
+        readOptions?.fromPosition === undefined || readOptions.fromPosition === 'start' ? 0n : readOptions.fromPosition;
       const wanted = readOptions?.maxCount ?? Number.MAX_SAFE_INTEGER;
       if (wanted <= 0) return [];
       // The server starts at the given position inclusively; ask for one more and drop it.

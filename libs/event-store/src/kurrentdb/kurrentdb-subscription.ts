@@ -4,7 +4,11 @@ import type { EventSubscription, Position, RecordedEvent, SubscribeToAllOptions 
 import { subscriptionHandle } from '../shared/subscription-handle';
 
 /** Wraps the server's catch-up subscription; drops system events and anything at or before the start position. */
-export function wrapSubscription(subscription: AllStreamSubscription, options: SubscribeToAllOptions, onClose: () => void): EventSubscription {
+export function wrapSubscription(
+  subscription: AllStreamSubscription,
+  options: SubscribeToAllOptions,
+  onClose: () => void,
+): EventSubscription {
   let closed = false;
   const after: Position = options.fromPosition === 'start' ? 0n : options.fromPosition;
 

@@ -20,7 +20,7 @@ if (notRun) {
 describeEventStoreContract('kurrentdb', () => createKurrentDbEventStore({ connectionString: url ?? '' }), { skipReason: notRun });
 
 (notRun ? describe.skip : describe)('kurrentdb adapter', () => {
-  it('never returns the server\'s own system events', async () => {
+  it("never returns the server's own system events", async () => {
     const store = createKurrentDbEventStore({ connectionString: url ?? '' });
     const events = await store.readAll({ maxCount: 500 });
     await store.close();

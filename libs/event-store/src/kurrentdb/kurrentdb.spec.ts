@@ -2,7 +2,16 @@ import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-c
 import { StagecraftError } from '@stagecraft/contracts';
 import { ConcurrencyError } from '../errors';
 import { normalizeKurrentDbConnectionString } from './connection-string';
-import { fromLogPosition, isSystemEvent, toActualRevision, toEventData, toReadPosition, toRecordedEvent, toStagecraftError, toStreamState } from './mapping';
+import {
+  fromLogPosition,
+  isSystemEvent,
+  toActualRevision,
+  toEventData,
+  toReadPosition,
+  toRecordedEvent,
+  toStagecraftError,
+  toStreamState,
+} from './mapping';
 
 const recorded = (overrides: Partial<KurrentRecordedEvent> = {}): KurrentRecordedEvent =>
   ({
@@ -83,7 +92,9 @@ describe('KurrentDB error mapping', () => {
     expect(toStagecraftError({ type: 'unavailable' }, 's')).toMatchObject({ code: 'UNAVAILABLE' });
     expect(toStagecraftError({ type: 'deadline-exceeded' }, 's')).toMatchObject({ code: 'TIMEOUT' });
     expect(toStagecraftError({ type: 'maximum-append-size-exceeded' }, 's')).toMatchObject({ code: 'VALIDATION' });
-    expect(toStagecraftError(Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 }), 's')).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(toStagecraftError(Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 }), 's')).toMatchObject({
+      code: 'UNAVAILABLE',
+    });
     expect(toStagecraftError(Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 }), 's')).toMatchObject({ code: 'TIMEOUT' });
   });
 
@@ -104,7 +115,10 @@ describe('KurrentDB connection strings', () => {
     expect(normalizeKurrentDbConnectionString(input)).toBe(normalized);
   });
 
-  it.each(['http://localhost:2113', 'kurrentdb://', 'kurrentdb://host:port', 'localhost:2113', 'esdb://a b:2113'])('rejects %s with VALIDATION', (input) => {
-    expect(() => normalizeKurrentDbConnectionString(input)).toThrow(expect.objectContaining({ code: 'VALIDATION' }));
-  });
+  it.each(['http://localhost:2113', 'kurrentdb://', 'kurrentdb://host:port', 'localhost:2113', 'esdb://a b:2113'])(
+    'rejects %s with VALIDATION',
+    (input) => {
+      expect(() => normalizeKurrentDbConnectionString(input)).toThrow(expect.objectContaining({ code: 'VALIDATION' }));
+    },
+  );
 });

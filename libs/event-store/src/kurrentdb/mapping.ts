@@ -1,5 +1,12 @@
 import { StagecraftError } from '@stagecraft/contracts';
-import type { AppendStreamState, CurrentStreamState, JSONEventData, ReadPosition, Position as LogPosition, RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
+import type {
+  AppendStreamState,
+  CurrentStreamState,
+  JSONEventData,
+  ReadPosition,
+  Position as LogPosition,
+  RecordedEvent as KurrentRecordedEvent,
+} from '@kurrent/kurrentdb-client';
 import { ConcurrencyError, type ActualRevision } from '../errors';
 import type { ExpectedRevision, NewEvent, Position, RecordedEvent } from '../port';
 
@@ -57,7 +64,10 @@ export function isSystemEvent(event: { streamId: string; type: string }): boolea
 
 export function toRecordedEvent(event: KurrentRecordedEvent): RecordedEvent {
   if (!event.position) {
-    throw new StagecraftError('UNAVAILABLE', `KurrentDB returned event ${event.id} without a log position; KurrentDB/EventStoreDB 22.6 or later is required`);
+    throw new StagecraftError(
+      'UNAVAILABLE',
+      `KurrentDB returned event ${event.id} without a log position; KurrentDB/EventStoreDB 22.6 or later is required`,
+    );
   }
   return {
     id: event.id,

@@ -40,13 +40,20 @@ export function createMemoryEventStore(): EventStore {
     recordedAt: e.recordedAt,
   });
 
-  function retried(stream: string, existing: StoredStream, events: NewEvent[], expected: Parameters<typeof assertExpectedRevision>[1]): AppendResult | null {
+  function retried(
+    stream: string,
+    existing: StoredStream,
+    events: NewEvent[],
+    expected: Parameters<typeof assertExpectedRevision>[1],
+  ): AppendResult | null {
     const first = existing.revisionById.get(events[0].id);
     if (first === undefined) return null;
     const recorded = existing.events.slice(first, first + events.length);
     if (recorded.length !== events.length || recorded.some((e, i) => e.id !== events[i].id)) {
       const last = existing.events[existing.events.length - 1];
-      throw new ConcurrencyError(stream, expected, last.revision, { reason: `event ${events[0].id} is already in the stream, but the retried batch differs` });
+      throw new ConcurrencyError(stream, expected, last.revision, {
+        reason: `event ${events[0].id} is already in the stream, but the retried batch differs`,
+      });
     }
     const last = recorded[recorded.length - 1];
     return { nextExpectedRevision: last.revision, position: last.position };
@@ -67,7 +74,9 @@ export function createMemoryEventStore(): EventStore {
       const current = BigInt(existing.events.length) - 1n;
       assertExpectedRevision(stream, expected, current);
       if (events.some((e) => existing.revisionById.has(e.id))) {
-        throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, { reason: 'an event id of this batch is already in the stream' });
+        throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, {
+          reason: 'an event id of this batch is already in the stream',
+        });
       }
       if (events.length === 0) return { nextExpectedRevision: current, position: existing.events.at(-1)?.position ?? 0n };
       // Serialise first so a non-JSON payload fails the whole batch before anything is stored.
@@ -109,7 +118,9 @@ export function createMemoryEventStore(): EventStore {
     },
 
     subscribeToAll(options) {
-      const subscription = createPollingSubscription({ readAll: store.readAll, changes }, options, () => subscriptions.delete(subscription));
+      const subscription = createPollingSubscription({ readAll: store.readAll, changes }, options, () =>
+        subscriptions.delete(subscription),
+      );
       subscriptions.add(subscription);
       return subscription;
     },

@@ -3,7 +3,12 @@ import type { Projection } from './projection';
 
 const pageSize = 1000;
 
-async function fold<S>(store: EventReader, projection: Projection<S>, state: S, from: Position | 'start'): Promise<{ state: S; position: Position | 'start' }> {
+async function fold<S>(
+  store: EventReader,
+  projection: Projection<S>,
+  state: S,
+  from: Position | 'start',
+): Promise<{ state: S; position: Position | 'start' }> {
   const handles = new Set(projection.handles);
   let after = from;
   for (;;) {
@@ -15,7 +20,11 @@ async function fold<S>(store: EventReader, projection: Projection<S>, state: S, 
 }
 
 /** Folds the whole log from position zero; with `checkpoints`, saves the result as the projection's checkpoint. */
-export async function rebuildProjection<S>(store: EventReader, projection: Projection<S>, options?: { checkpoints?: CheckpointStore }): Promise<S> {
+export async function rebuildProjection<S>(
+  store: EventReader,
+  projection: Projection<S>,
+  options?: { checkpoints?: CheckpointStore },
+): Promise<S> {
   const { state, position } = await fold(store, projection, projection.initialState(), 'start');
   if (options?.checkpoints) await options.checkpoints.save(projection.name, position === 'start' ? 0n : position, state);
   return state;
@@ -24,7 +33,12 @@ export async function rebuildProjection<S>(store: EventReader, projection: Proje
 /** Brings a projection up to the end of the log from its saved checkpoint (not from zero), and saves it again. */
 export async function catchUpProjection<S>(store: EventReader, checkpoints: CheckpointStore, projection: Projection<S>): Promise<S> {
   const saved = await checkpoints.load<S>(projection.name);
-  const { state, position } = await fold(store, projection, saved ? saved.state : projection.initialState(), saved ? saved.position : 'start');
+  const { state, position } = await fold(
+    store,
+    projection,
+    saved ? saved.state : projection.initialState(),
+    saved ? saved.position : 'start',
+  );
   if (position !== 'start' && position !== saved?.position) await checkpoints.save(projection.name, position, state);
   return state;
 }

@@ -51,7 +51,12 @@ describe('startProjection', () => {
 
   it('rejects waiters and ends when evolve throws', async () => {
     const store = createMemoryEventStore();
-    const failing: Projection<{ count: number }> = { ...counter, evolve: () => { throw new Error('bad event'); } };
+    const failing: Projection<{ count: number }> = {
+      ...counter,
+      evolve: () => {
+        throw new Error('bad event');
+      },
+    };
     const running = await startProjection(store, createMemoryCheckpointStore(), failing);
     const waiting = running.waitForPosition(1n);
     await store.appendToStream('s', newEvents(1, 'Counted'));

@@ -30,10 +30,13 @@ export function validateAppend(stream: string, events: readonly NewEvent[], expe
   if (typeof expected === 'bigint' && expected < 0n) issues.push({ path: ['expectedRevision'], message: 'an exact revision is 0 or more' });
   const seen = new Set<string>();
   events.forEach((event, index) => {
-    if (typeof event.id !== 'string' || event.id.length === 0) issues.push({ path: ['events', index, 'id'], message: 'event id is required' });
-    else if (seen.has(event.id)) issues.push({ path: ['events', index, 'id'], message: `event id ${event.id} appears twice in one append` });
+    if (typeof event.id !== 'string' || event.id.length === 0)
+      issues.push({ path: ['events', index, 'id'], message: 'event id is required' });
+    else if (seen.has(event.id))
+      issues.push({ path: ['events', index, 'id'], message: `event id ${event.id} appears twice in one append` });
     seen.add(event.id);
-    if (typeof event.type !== 'string' || event.type.length === 0) issues.push({ path: ['events', index, 'type'], message: 'event type is required' });
+    if (typeof event.type !== 'string' || event.type.length === 0)
+      issues.push({ path: ['events', index, 'type'], message: 'event type is required' });
   });
   if (issues.length > 0) throw new StagecraftError('VALIDATION', `invalid append to stream '${stream}'`, issues);
 }

@@ -14,7 +14,11 @@ export interface PollingSource {
  * Catch-up and live are the same loop: read pages after the last seen position until a page comes
  * back short, then wait for a change. Positions grow in commit order, so nothing is skipped or repeated.
  */
-export function createPollingSubscription(source: PollingSource, options: SubscribeToAllOptions, onClose: () => void = () => undefined): EventSubscription {
+export function createPollingSubscription(
+  source: PollingSource,
+  options: SubscribeToAllOptions,
+  onClose: () => void = () => undefined,
+): EventSubscription {
   const pageSize = source.pageSize ?? 500;
   let closed = false;
   let signalClosed!: () => void;

@@ -1,7 +1,10 @@
 import type { ReadStreamOptions } from '../port';
 
 /** Revision range [first, last] (inclusive) and order that a readStream call asks for, given the stream's last revision. */
-export function streamWindow(options: ReadStreamOptions | undefined, lastRevision: bigint): { from: bigint; to: bigint; backwards: boolean } | null {
+export function streamWindow(
+  options: ReadStreamOptions | undefined,
+  lastRevision: bigint,
+): { from: bigint; to: bigint; backwards: boolean } | null {
   const backwards = options?.direction === 'backwards';
   const count = options?.maxCount ?? Number.MAX_SAFE_INTEGER;
   if (lastRevision < 0n || count <= 0) return null;

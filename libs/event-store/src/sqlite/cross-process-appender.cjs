@@ -27,7 +27,14 @@ async function main() {
   process.stdout.write('ready\n');
   await new Promise((resolve) => process.stdin.once('data', resolve));
   process.stdin.destroy();
-  const result = await raceForSlots(store, { ownStream, raceStream, slots: Number(slots), scriptedSlots: Number(scriptedSlots), side: 'child', newId: randomUUID });
+  const result = await raceForSlots(store, {
+    ownStream,
+    raceStream,
+    slots: Number(slots),
+    scriptedSlots: Number(scriptedSlots),
+    side: 'child',
+    newId: randomUUID,
+  });
   await store.close();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -35,7 +35,9 @@ export async function raceForSlots(store: EventStore, options: RaceOptions): Pro
     result.raceIds[slot] = id;
     try {
       const expectedRevision = slot === 0 ? 'no_stream' : BigInt(slot - 1);
-      await store.appendToStream(options.raceStream, [{ id, type: 'SlotTaken', data: { slot, side: options.side }, metadata: null }], { expectedRevision });
+      await store.appendToStream(options.raceStream, [{ id, type: 'SlotTaken', data: { slot, side: options.side }, metadata: null }], {
+        expectedRevision,
+      });
       result.won.push(slot);
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;

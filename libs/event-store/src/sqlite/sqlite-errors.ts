@@ -12,9 +12,13 @@ export function toAppendError(error: unknown, stream: string): unknown {
   // Extended codes keep the primary code in their low byte (SQLITE_FULL is reported as-is, BUSY may be extended).
   switch ((sqliteErrorCode(error) ?? -1) & 0xff) {
     case SQLITE_BUSY:
-      return new StagecraftError('UNAVAILABLE', `event store file stayed locked by another writer while appending to '${stream}'`, [], { cause: error });
+      return new StagecraftError('UNAVAILABLE', `event store file stayed locked by another writer while appending to '${stream}'`, [], {
+        cause: error,
+      });
     case SQLITE_FULL:
-      return new StagecraftError('UNAVAILABLE', `event store is full (${(error as Error).message}) while appending to '${stream}'`, [], { cause: error });
+      return new StagecraftError('UNAVAILABLE', `event store is full (${(error as Error).message}) while appending to '${stream}'`, [], {
+        cause: error,
+      });
     default:
       return error;
   }

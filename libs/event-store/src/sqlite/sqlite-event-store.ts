@@ -95,7 +95,9 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     },
 
     subscribeToAll(subscribeOptions) {
-      const subscription = createPollingSubscription({ readAll: store.readAll, changes, pollMs }, subscribeOptions, () => subscriptions.delete(subscription));
+      const subscription = createPollingSubscription({ readAll: store.readAll, changes, pollMs }, subscribeOptions, () =>
+        subscriptions.delete(subscription),
+      );
       subscriptions.add(subscription);
       return subscription;
     },
@@ -143,7 +145,10 @@ function appendLocked(sql: Statements, stream: string, events: NewEvent[], rows:
   } catch (error) {
     // Under the write lock only (stream_id, id) can collide: a batch that repeats earlier events out of place.
     if (sqliteErrorCode(error) !== SQLITE_CONSTRAINT_UNIQUE) throw error;
-    throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, { cause: error, reason: 'an event id of this batch is already in the stream' });
+    throw new ConcurrencyError(stream, expected, current < 0n ? 'no_stream' : current, {
+      cause: error,
+      reason: 'an event id of this batch is already in the stream',
+    });
   }
   return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
 }
@@ -154,7 +159,9 @@ function retried(sql: Statements, stream: string, events: NewEvent[], expected: 
   if (!first) return null;
   const recorded = sql.idsFrom.all(stream, first.revision, events.length) as { id: string; revision: number; position: number }[];
   if (recorded.length !== events.length || recorded.some((r, i) => r.id !== events[i].id)) {
-    throw new ConcurrencyError(stream, expected, current, { reason: `event ${events[0].id} is already in the stream, but the retried batch differs` });
+    throw new ConcurrencyError(stream, expected, current, {
+      reason: `event ${events[0].id} is already in the stream, but the retried batch differs`,
+    });
   }
   const last = recorded[recorded.length - 1];
   return { nextExpectedRevision: BigInt(last.revision), position: BigInt(last.position) };

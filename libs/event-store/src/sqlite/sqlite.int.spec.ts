@@ -60,7 +60,11 @@ describe('sqlite event store file', () => {
     const payload = 'x'.repeat(2_000);
     // 1,000 events of 2 KB: far below the writer's own threshold, so only the background thread copies them.
     const fill = async (store: ReturnType<typeof createSqliteEventStore>) => {
-      for (let i = 0; i < 100; i++) await store.appendToStream(uniqueStream('wal'), newEvents(10).map((e) => ({ ...e, data: { payload } })));
+      for (let i = 0; i < 100; i++)
+        await store.appendToStream(
+          uniqueStream('wal'),
+          newEvents(10).map((e) => ({ ...e, data: { payload } })),
+        );
     };
     const background = nextFile();
     const store = createSqliteEventStore({ path: background });
@@ -88,7 +92,7 @@ describe('sqlite event store file', () => {
 });
 
 describe('sqlite event store shared by two OS processes', () => {
-  it('sees a child process\'s appends live and lets exactly one process win each revision of a contested stream', async () => {
+  it("sees a child process's appends live and lets exactly one process win each revision of a contested stream", async () => {
     const path = nextFile();
     const store = createSqliteEventStore({ path });
     const subscription = store.subscribeToAll({ fromPosition: 'start' });
@@ -96,9 +100,13 @@ describe('sqlite event store shared by two OS processes', () => {
     const [raceStream, parentStream, childStream] = [uniqueStream('contested'), uniqueStream('parent'), uniqueStream('child')];
     const [slots, scriptedSlots] = [200, 100];
 
-    const child = spawn(process.execPath, [join(__dirname, 'cross-process-appender.cjs'), path, childStream, raceStream, String(slots), String(scriptedSlots)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, 'cross-process-appender.cjs'), path, childStream, raceStream, String(slots), String(scriptedSlots)],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     const lines: string[] = [];
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const ready = new Promise<void>((resolve) =>
@@ -114,7 +122,14 @@ describe('sqlite event store shared by two OS processes', () => {
       // Consumed while both processes append: the child's events can only arrive through the poll.
       const delivering = collect(iterator, total, 30_000);
       child.stdin.end('go\n');
-      const parent = await raceForSlots(store, { ownStream: parentStream, raceStream, slots, scriptedSlots, side: 'parent', newId: randomUUID });
+      const parent = await raceForSlots(store, {
+        ownStream: parentStream,
+        raceStream,
+        slots,
+        scriptedSlots,
+        side: 'parent',
+        newId: randomUUID,
+      });
       expect(await exited).toBe(0);
       const childResult = JSON.parse(lines[lines.length - 1]) as RaceResult;
       const scripted = (won: number[]) => won.filter((slot) => slot < scriptedSlots);

@@ -26,7 +26,12 @@ export interface Conversation {
   idSeed: string;
 }
 
-type WireMessage = { role?: string; content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[]; tool_call_id?: string };
+type WireMessage = {
+  role?: string;
+  content?: unknown;
+  tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
+  tool_call_id?: string;
+};
 
 export function readConversation(request: RecordedRequest): Conversation {
   const messages: WireMessage[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
@@ -36,7 +41,8 @@ export function readConversation(request: RecordedRequest): Conversation {
   for (const message of messages) {
     const text = textOf(message.content);
     if (message.role === 'assistant' && (message.tool_calls ?? []).length > 0) {
-      for (const call of message.tool_calls ?? []) calls.set(call.id ?? '', { name: call.function?.name ?? '', args: parseArgs(call.function?.arguments) });
+      for (const call of message.tool_calls ?? [])
+        calls.set(call.id ?? '', { name: call.function?.name ?? '', args: parseArgs(call.function?.arguments) });
     } else if (message.role === 'assistant' && text.trim() !== '') lastAnswer = text.trim();
     else if (message.role === 'tool') {
       const call = calls.get(message.tool_call_id ?? '');
@@ -47,19 +53,28 @@ export function readConversation(request: RecordedRequest): Conversation {
   const tools: unknown[] = Array.isArray(request.body?.tools) ? request.body.tools : [];
   return {
     stage: STAGES.find((stage) => stage === request.stage) ?? 'act',
-    system: messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n\n'),
+    system: messages
+      .filter((m) => m.role === 'system')
+      .map((m) => textOf(m.content))
+      .join('\n\n'),
     userInput: oneLine(users[users.length - 1] ?? '', 120),
     offered: new Set(tools.map((tool) => (tool as { function?: { name?: string } }).function?.name ?? '')),
     exchanges,
     lastAnswer,
-    transcript: messages.filter((m) => m.role !== 'system').map((m) => textOf(m.content)).join('\n'),
-    idSeed: createHash('sha256').update(`${request.headers['x-stagecraft-run-id'] ?? ''}\n${JSON.stringify(messages)}`).digest('hex'),
+    transcript: messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => textOf(m.content))
+      .join('\n'),
+    idSeed: createHash('sha256')
+      .update(`${request.headers['x-stagecraft-run-id'] ?? ''}\n${JSON.stringify(messages)}`)
+      .digest('hex'),
   };
 }
 
 /** The reasoning instruction is the one place a request names the block; off means no such instruction. */
 export const reasoningRequested = (c: Conversation): boolean => /<ide_reasoning>/i.test(c.system);
-export const macroRequested = (c: Conversation): boolean => c.stage === 'warmup' && reasoningRequested(c) && /\bAnalyze\b/.test(c.system) && /\bResearch\b/.test(c.system);
+export const macroRequested = (c: Conversation): boolean =>
+  c.stage === 'warmup' && reasoningRequested(c) && /\bAnalyze\b/.test(c.system) && /\bResearch\b/.test(c.system);
 export const chatMode = (c: Conversation): boolean => /^#+\s*chat mode\b/im.test(c.system);
 
 function textOf(content: unknown): string {

@@ -28,13 +28,19 @@ class Engine {
   async system(stage: Stage): Promise<string> {
     const policy = decideStagePolicy({ userMode: this.mode, reasoningEnabled: this.reasoning, stage, delegation: { depth: 0, chain: [] } });
     const bodies = await Promise.all(policy.prompts.map((id) => readFile(join(promptsRoot, `${id}.md`), 'utf8')));
-    return bodies.join('\n\n').replaceAll('{{user_input}}', userInput).replace(/\{\{\w+\}\}/g, '(none)');
+    return bodies
+      .join('\n\n')
+      .replaceAll('{{user_input}}', userInput)
+      .replace(/\{\{\w+\}\}/g, '(none)');
   }
 
   /** One stage: asks until the model stops calling tools; `act` continues as `tool_followup`. */
   async stage(stage: Stage, history: Message[]): Promise<{ content: string; messages: Message[] }> {
     const policy = decideStagePolicy({ userMode: this.mode, reasoningEnabled: this.reasoning, stage, delegation: { depth: 0, chain: [] } });
-    const tools = toolSpecs(policy.tools).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    const tools = toolSpecs(policy.tools).map((t) => ({
+      type: 'function' as const,
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
     const messages: Message[] = [{ role: 'system', content: await this.system(stage) }, ...history];
     let current = stage;
     for (let step = 0; step < 10; step += 1) {
@@ -45,12 +51,20 @@ class Engine {
       const message = completion.choices[0].message;
       const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
       const content = message.content ?? '';
-      this.replies.push({ stage: current, content, calls: toolCalls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) })) });
+      this.replies.push({
+        stage: current,
+        content,
+        calls: toolCalls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) })),
+      });
       if (toolCalls.length === 0) return { content, messages };
       // Later requests carry the visible text only, never the reasoning block.
       messages.push({ role: 'assistant', content: stripReasoning(content), tool_calls: toolCalls });
       for (const call of toolCalls) {
-        const outcome = await executeTool(call.function.name as never, JSON.parse(call.function.arguments), { root: this.root, allowedCommands: [], progress: () => undefined });
+        const outcome = await executeTool(call.function.name as never, JSON.parse(call.function.arguments), {
+          root: this.root,
+          allowedCommands: [],
+          progress: () => undefined,
+        });
         messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
       }
       if (current === 'act') current = 'tool_followup';
@@ -123,7 +137,9 @@ describe('demoScript driving a whole run over HTTP', () => {
     expect(notes).toContain('Title: Tiny Calc');
     expect(notes).toContain('> A calculator library.');
     expect(notes).toContain(`Request: ${userInput}`);
-    expect(result.answer).toBe(`I listed the project root (3 entries), read README.md ("Tiny Calc") and wrote STAGECRAFT_NOTES.md summarising it (${notes.length} bytes, created). Nothing else in the project was changed.`);
+    expect(result.answer).toBe(
+      `I listed the project root (3 entries), read README.md ("Tiny Calc") and wrote STAGECRAFT_NOTES.md summarising it (${notes.length} bytes, created). Nothing else in the project was changed.`,
+    );
 
     const delivery = expectParses(result.delivery, 'micro');
     expect(delivery.outcome.delivery_state).toBe('DONE');
@@ -180,7 +196,11 @@ describe('demoScript driving a whole run over HTTP', () => {
   it('answers a repeated request identically, and another run with other tool call ids', async () => {
     const ask = (runId: string) =>
       client.chat.completions.create(
-        { model: 'demo', messages: [{ role: 'user', content: userInput }], tools: toolSpecs(['list_dir']).map((t) => ({ type: 'function' as const, function: t })) },
+        {
+          model: 'demo',
+          messages: [{ role: 'user', content: userInput }],
+          tools: toolSpecs(['list_dir']).map((t) => ({ type: 'function' as const, function: t })),
+        },
         { headers: { 'x-stagecraft-stage': 'act', 'x-stagecraft-run-id': runId } },
       );
     const [first, again, other] = [await ask('run-a'), await ask('run-a'), await ask('run-b')];

@@ -21,7 +21,12 @@ describe('describingFile', () => {
 
 describe('summarise and notesContent', () => {
   it('takes the first heading as the title and counts lines', () => {
-    expect(summarise('README.md', '# Tiny <Calc>\n\nAdds numbers.\n')).toEqual({ path: 'README.md', lines: 3, title: 'Tiny Calc', opening: ['Adds numbers.'] });
+    expect(summarise('README.md', '# Tiny <Calc>\n\nAdds numbers.\n')).toEqual({
+      path: 'README.md',
+      lines: 3,
+      title: 'Tiny Calc',
+      opening: ['Adds numbers.'],
+    });
   });
 
   it('leaves truncation notes out of the listing and says when nothing was read', () => {

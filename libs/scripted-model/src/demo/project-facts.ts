@@ -44,7 +44,10 @@ export function summarise(path: string, text: string): FileSummary {
     path,
     lines: text.endsWith('\n') ? lines.length - 1 : lines.length,
     title: oneLine((heading ?? meaningful[0] ?? '(empty)').replace(/^#+\s*/, ''), 100),
-    opening: meaningful.filter((line) => line !== heading).slice(0, 5).map((line) => oneLine(line, 160)),
+    opening: meaningful
+      .filter((line) => line !== heading)
+      .slice(0, 5)
+      .map((line) => oneLine(line, 160)),
   };
 }
 
@@ -52,7 +55,16 @@ export function notesContent(userInput: string, entries: string[], summary: File
   const shown = entries.slice(0, 20);
   const more = entries.length > shown.length ? ` and ${entries.length - shown.length} more` : '';
   const listing = entries.length === 0 ? 'The project root is empty.' : `${entries.length} entries: ${shown.join(', ')}${more}.`;
-  const lines = ['# Stagecraft notes', '', `Request: ${userInput === '' ? '(none given)' : userInput}`, '', '## Project root', '', listing, ''];
+  const lines = [
+    '# Stagecraft notes',
+    '',
+    `Request: ${userInput === '' ? '(none given)' : userInput}`,
+    '',
+    '## Project root',
+    '',
+    listing,
+    '',
+  ];
   if (summary) {
     lines.push(`## ${summary.path}`, '', `- ${summary.lines} lines`, `- Title: ${summary.title}`);
     if (summary.opening.length > 0) lines.push('- Opening lines:', ...summary.opening.map((line) => `  > ${line}`));

@@ -10,7 +10,13 @@ export interface StepThoughts {
 
 /** A micro block of five bullets: one observation and the four labelled ones. */
 export function microBlock(t: StepThoughts): string {
-  const bullets = [oneLine(t.observation), `Plan delta: ${oneLine(t.planDelta)}`, `Next action: ${oneLine(t.nextAction)}`, `Known risks: ${oneLine(t.knownRisks)}`, `Delivery: ${t.delivery}`];
+  const bullets = [
+    oneLine(t.observation),
+    `Plan delta: ${oneLine(t.planDelta)}`,
+    `Next action: ${oneLine(t.nextAction)}`,
+    `Known risks: ${oneLine(t.knownRisks)}`,
+    `Delivery: ${t.delivery}`,
+  ];
   return `<ide_reasoning>\n${bullets.map((b) => `- ${b}`).join('\n')}\n</ide_reasoning>`;
 }
 

@@ -1,6 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { ConversationSendReply, ConversationSendRequest, NO_DELEGATION, StagecraftError, conversationEvents, streams } from '@stagecraft/contracts';
+import {
+  ConversationSendReply,
+  ConversationSendRequest,
+  NO_DELEGATION,
+  StagecraftError,
+  conversationEvents,
+  streams,
+} from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { RequestContext } from '@stagecraft/messaging';
 import { Handles } from '@stagecraft/service-shell';
@@ -38,7 +45,17 @@ export class ConversationController {
     // Earlier turns are referenced by revision, not copied: a conversation's text is stored once.
     const last = earlier.at(-1);
     log.usePrior(turnsOf(earlier));
-    const input = { type: 'RunRequested' as const, runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough: last ? Number(last.revision) : undefined, at: this.ports.clock().toISOString() };
+    const input = {
+      type: 'RunRequested' as const,
+      runId,
+      conversationId,
+      userMode,
+      reasoningEnabled,
+      message,
+      projectRoot,
+      historyThrough: last ? Number(last.revision) : undefined,
+      at: this.ports.clock().toISOString(),
+    };
     await decideAndAppend(this.ports, log, input, knowledge);
     void this.registry.drive(log, knowledge);
     return { runId, conversationId };

@@ -1,7 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, toErrorReply } from '@stagecraft/contracts';
 import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
-import { ModelCallPlan, ModelRequestRecord, RunInput, RunState, RunStep, decide, modelMessages, nextStep, requestViolations } from '@stagecraft/run';
+import {
+  ModelCallPlan,
+  ModelRequestRecord,
+  RunInput,
+  RunState,
+  RunStep,
+  decide,
+  modelMessages,
+  nextStep,
+  requestViolations,
+} from '@stagecraft/run';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
 import { RunKnowledge } from './knowledge';
@@ -32,7 +42,13 @@ export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new 
 }
 
 /** Decides on one input, fetching what the decision asks for, and appends the result as one commit. */
-export async function decideAndAppend(ports: DriverPorts, log: RunLog, input: RunInput, knowledge: RunKnowledge, causationId?: string): Promise<void> {
+export async function decideAndAppend(
+  ports: DriverPorts,
+  log: RunLog,
+  input: RunInput,
+  knowledge: RunKnowledge,
+  causationId?: string,
+): Promise<void> {
   for (let asked = 0; asked <= MAX_NEEDS_PER_DECISION; asked++) {
     const state = log.state;
     const view = knowledge.forDecision(state.status === 'new' ? inputStart(input) : state.start, asked === 0);
@@ -80,7 +96,8 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   const tools = toolSpecs(plan.toolNames);
   const request = plan.record ? recordOf(ports, plan, messages, tools, [...state.knownBodies, ...storedHashesOf(state.prior)]) : undefined;
   const violations = requestViolations(plan, assembled.promptIds, messages);
-  if (violations.length > 0) return { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) };
+  if (violations.length > 0)
+    return { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) };
   const meta: ModelCallMeta = {
     requestId: plan.requestId,
     runId: start.runId,
@@ -92,13 +109,24 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   try {
     const response = await ports.gateway.complete(meta, messages, tools);
     const { content, toolCalls, usage, latencyMs, finishReason } = response;
-    return { type: 'ModelAnswered', request, response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason }, at: now(ports) };
+    return {
+      type: 'ModelAnswered',
+      request,
+      response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason },
+      at: now(ports),
+    };
   } catch (error) {
     return { type: 'ModelCallFailed', request, fault: toErrorReply(error), at: now(ports) };
   }
 }
 
-function recordOf(ports: DriverPorts, plan: ModelCallPlan, messages: ChatMessage[], tools: ReturnType<typeof toolSpecs>, known: readonly string[]): ModelRequestRecord {
+function recordOf(
+  ports: DriverPorts,
+  plan: ModelCallPlan,
+  messages: ChatMessage[],
+  tools: ReturnType<typeof toolSpecs>,
+  known: readonly string[],
+): ModelRequestRecord {
   const hashed = hashPrompt(messages, tools, new Set(known));
   return {
     requestId: plan.requestId,
@@ -145,7 +173,11 @@ async function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.exec
     } catch (error) {
       const { code } = toErrorReply(error);
       if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || ports.clock().getTime() > giveUpAt) throw error;
-      if (code === 'UNAVAILABLE') ports.logger.warn({ runId: request.runId, callId: request.callId, attempt: attempt + 1 }, 'no tool service answers; asking again with the same call id');
+      if (code === 'UNAVAILABLE')
+        ports.logger.warn(
+          { runId: request.runId, callId: request.callId, attempt: attempt + 1 },
+          'no tool service answers; asking again with the same call id',
+        );
       await sleep(TOOL_RETRY_DELAYS_MS[Math.min(attempt, TOOL_RETRY_DELAYS_MS.length - 1)]);
     }
   }

@@ -37,9 +37,22 @@ describe('a 10 MB conversation', () => {
     project = join(dir, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Sample\n');
-    const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+    const gateway = createOpenAiGateway({
+      baseURL: server.url,
+      apiKey: 'test',
+      model: 'scripted',
+      logger: pino({ level: 'silent' }),
+      maxRetries: 0,
+    });
     host = await startHost({
-      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+      definitions: [
+        conversationServiceWith({ gateway }),
+        policyService,
+        promptAssemblyService,
+        toolExecutionService,
+        qaServiceWith({ gateway }),
+        memoryService,
+      ],
       transport: 'inproc',
       store: `sqlite:${join(dir, 'events.db')}`,
       config: { prefix: 'stagecraft', requestTimeoutMs: 30_000, logLevel: 'silent' },
@@ -60,11 +73,37 @@ describe('a 10 MB conversation', () => {
       const metadata = { runId: `old-${turn}`, conversationId, correlationId: `old-${turn}`, occurredAt: '2026-11-01T00:00:00.000Z' };
       const text = (who: string) => `${who} ${turn}: ${'lorem ipsum '.repeat(TURN_CHARS / 12)}`;
       const events: EventOf<'MessageAppended'>[] = [
-        { type: 'MessageAppended', data: { messageId: `old-${turn}.user`, role: 'user', content: text('question'), instructions: [], intermediate: false, kind: 'user_input' }, metadata },
-        { type: 'MessageAppended', data: { messageId: `old-${turn}.answer`, role: 'assistant', content: text('answer'), instructions: [], intermediate: false, kind: 'assistant' }, metadata },
+        {
+          type: 'MessageAppended',
+          data: {
+            messageId: `old-${turn}.user`,
+            role: 'user',
+            content: text('question'),
+            instructions: [],
+            intermediate: false,
+            kind: 'user_input',
+          },
+          metadata,
+        },
+        {
+          type: 'MessageAppended',
+          data: {
+            messageId: `old-${turn}.answer`,
+            role: 'assistant',
+            content: text('answer'),
+            instructions: [],
+            intermediate: false,
+            kind: 'assistant',
+          },
+          metadata,
+        },
       ];
       chars += events.reduce((sum, e) => sum + e.data.content.length, 0);
-      await store.appendToStream(streams.conversation(conversationId), events.map((e, i) => ({ id: `old-${turn}-${i}`, ...e })), { expectedRevision: 'any' });
+      await store.appendToStream(
+        streams.conversation(conversationId),
+        events.map((e, i) => ({ id: `old-${turn}-${i}`, ...e })),
+        { expectedRevision: 'any' },
+      );
     }
     return chars;
   }
@@ -82,7 +121,14 @@ describe('a 10 MB conversation', () => {
         if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);
       }),
     );
-    await host.ports.requester.request('conversation.send', { runId, conversationId, message: 'Write notes', userMode: 'agent', reasoningEnabled: true, projectRoot: project });
+    await host.ports.requester.request('conversation.send', {
+      runId,
+      conversationId,
+      message: 'Write notes',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
     const end = await finished;
     expect(end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
 

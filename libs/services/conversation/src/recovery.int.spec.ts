@@ -66,7 +66,8 @@ describe('failure recovery, embedded', () => {
   let dir: string;
   const scripts = new Map<string, (r: RecordedRequest) => ScriptedReply>();
 
-  const gatewayFor = (url: string) => createOpenAiGateway({ baseURL: url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+  const gatewayFor = (url: string) =>
+    createOpenAiGateway({ baseURL: url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
 
   async function hostWith(definitions: ServiceDefinition[], name: string): Promise<Host> {
     return startHost({
@@ -88,7 +89,14 @@ describe('failure recovery, embedded', () => {
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-recovery-'));
     const gateway = gatewayFor(server.url);
     host = await hostWith(
-      [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+      [
+        conversationServiceWith({ gateway }),
+        policyService,
+        promptAssemblyService,
+        toolExecutionService,
+        qaServiceWith({ gateway }),
+        memoryService,
+      ],
       'events',
     );
   });
@@ -125,14 +133,21 @@ describe('failure recovery, embedded', () => {
         if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);
       });
     });
-    await on.ports.requester.request('conversation.send', { runId, message: 'Write notes about this project', userMode, reasoningEnabled, projectRoot });
+    await on.ports.requester.request('conversation.send', {
+      runId,
+      message: 'Write notes about this project',
+      userMode,
+      reasoningEnabled,
+      projectRoot,
+    });
     const end = await finished;
     const stored = (await on.ports.store!.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     const requests = server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId);
     return { runId, end, stored, requests, projectRoot, userMode, reasoningEnabled };
   }
 
-  const ofType = <T extends StagecraftEvent['type']>(events: StagecraftEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
+  const ofType = <T extends StagecraftEvent['type']>(events: StagecraftEvent[], type: T) =>
+    events.filter((e): e is EventOf<T> => e.type === type);
   const corrections = (events: StagecraftEvent[]) => ofType(events, 'MessageAppended').filter((e) => e.data.kind === 'correction');
 
   /** Recovery never touches the user's switches: every stage's policy keeps them, and so does every request. */
@@ -148,11 +163,18 @@ describe('failure recovery, embedded', () => {
     }
     for (const r of result.requests) {
       const system = String(messagesOf(r)[0]?.content ?? '');
-      expect({ index: r.index, asksForReasoning: system.includes('<ide_reasoning>') }).toEqual({ index: r.index, asksForReasoning: result.reasoningEnabled });
+      expect({ index: r.index, asksForReasoning: system.includes('<ide_reasoning>') }).toEqual({
+        index: r.index,
+        asksForReasoning: result.reasoningEnabled,
+      });
     }
   }
 
-  const expectCompleted = (result: Awaited<ReturnType<typeof run>>) => expect({ type: result.end.type, data: result.end.type === 'RunFailed' ? result.end.data : undefined }).toEqual({ type: 'RunCompleted', data: undefined });
+  const expectCompleted = (result: Awaited<ReturnType<typeof run>>) =>
+    expect({ type: result.end.type, data: result.end.type === 'RunFailed' ? result.end.data : undefined }).toEqual({
+      type: 'RunCompleted',
+      data: undefined,
+    });
 
   it('an empty response gets the recovery prompt, then the run goes on', async () => {
     const result = await run(
@@ -177,10 +199,18 @@ describe('failure recovery, embedded', () => {
   it('a model that asks the user to paste a file is told to use its tools, and does', async () => {
     const result = await run((r) => {
       const acting = r.stage === 'act' || r.stage === 'tool_followup';
-      if (acting && toolResultsIn(r.body) === 0 && !messagesOf(r).some((m) => m.role === 'user' && String(m.content).includes(ASK_CORRECTION))) {
+      if (
+        acting &&
+        toolResultsIn(r.body) === 0 &&
+        !messagesOf(r).some((m) => m.role === 'user' && String(m.content).includes(ASK_CORRECTION))
+      ) {
         return { content: `${microReasoning('ask the user')}\nCould you paste the contents of README.md here?` };
       }
-      if (acting && toolResultsIn(r.body) === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+      if (acting && toolResultsIn(r.body) === 0)
+        return {
+          content: microReasoning('read README.md'),
+          toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }],
+        };
       return wellBehaved(r, true);
     });
     expectCompleted(result);
@@ -198,7 +228,8 @@ describe('failure recovery, embedded', () => {
 
   it('malformed reasoning gets the format correction, then the run goes on', async () => {
     const result = await run((r) => {
-      if (r.stage === 'warmup' && !lastIsCorrection(r, FORMAT_CORRECTION)) return { content: '<ide_reasoning>\nI should look around.\n</ide_reasoning>\nLooking around.' };
+      if (r.stage === 'warmup' && !lastIsCorrection(r, FORMAT_CORRECTION))
+        return { content: '<ide_reasoning>\nI should look around.\n</ide_reasoning>\nLooking around.' };
       return wellBehaved(r, true);
     });
     expectCompleted(result);
@@ -206,7 +237,10 @@ describe('failure recovery, embedded', () => {
     expect(more).toEqual([]);
     expect(correction.data).toMatchObject({ kind: 'correction', stage: 'warmup' });
     expect(correction.data.content).toContain(FORMAT_CORRECTION);
-    expect(ofType(result.stored, 'ReasoningRecorded')[0].data).toMatchObject({ format: 'macro', outcome: { delivery_state: 'NEEDS_WORK' } });
+    expect(ofType(result.stored, 'ReasoningRecorded')[0].data).toMatchObject({
+      format: 'macro',
+      outcome: { delivery_state: 'NEEDS_WORK' },
+    });
     expect(result.requests.filter((r) => r.stage === 'warmup')).toHaveLength(2);
     expectSwitchesKept(result);
   });
@@ -225,11 +259,22 @@ describe('failure recovery, embedded', () => {
     const result = await run((r) => {
       const acting = r.stage === 'act' || r.stage === 'tool_followup';
       const done = toolResultsIn(r.body);
-      if (acting && done === 0) return { content: microReasoning('read the readme'), toolCalls: [{ id: 'call_missing', name: 'read_file', arguments: { path: 'READ_ME.md' } }] };
+      if (acting && done === 0)
+        return {
+          content: microReasoning('read the readme'),
+          toolCalls: [{ id: 'call_missing', name: 'read_file', arguments: { path: 'READ_ME.md' } }],
+        };
       if (acting && done === 1) {
-        const feedback = String(messagesOf(r).filter((m) => m.role === 'tool').at(-1)?.content ?? '');
+        const feedback = String(
+          messagesOf(r)
+            .filter((m) => m.role === 'tool')
+            .at(-1)?.content ?? '',
+        );
         if (!feedback.includes('tool_error:')) return { content: `${microReasoning('finish', 'DONE')}\nNo error was reported.` };
-        return { content: microReasoning('read README.md instead'), toolCalls: [{ id: 'call_retry', name: 'read_file', arguments: { path: 'README.md' } }] };
+        return {
+          content: microReasoning('read README.md instead'),
+          toolCalls: [{ id: 'call_retry', name: 'read_file', arguments: { path: 'README.md' } }],
+        };
       }
       return wellBehaved(r, true);
     });
@@ -237,11 +282,22 @@ describe('failure recovery, embedded', () => {
     const completed = ofType(result.stored, 'ToolCallCompleted');
     expect(completed.map((e) => e.data.ok)).toEqual([false, true]);
     expect(completed[0].data.output).toMatch(/^tool_error: NOT_FOUND\nproblem: .+\nretry: .+/);
-    expect(ofType(result.stored, 'ToolCallRequested').map((e) => e.data.arguments)).toEqual([{ path: 'READ_ME.md' }, { path: 'README.md' }]);
+    expect(ofType(result.stored, 'ToolCallRequested').map((e) => e.data.arguments)).toEqual([
+      { path: 'READ_ME.md' },
+      { path: 'README.md' },
+    ]);
     const followups = result.requests.filter((r) => r.stage === 'tool_followup');
-    const guidance = messagesOf(followups[0]).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    const guidance = messagesOf(followups[0])
+      .filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
     expect(guidance).toEqual([completed[0].data.output]);
-    expect(String(messagesOf(followups[1]).filter((m) => m.role === 'tool').at(-1)?.content)).toContain('A tiny project.');
+    expect(
+      String(
+        messagesOf(followups[1])
+          .filter((m) => m.role === 'tool')
+          .at(-1)?.content,
+      ),
+    ).toContain('A tiny project.');
     expectSwitchesKept(result);
   });
 
@@ -249,8 +305,16 @@ describe('failure recovery, embedded', () => {
     const result = await run((r) => {
       const acting = r.stage === 'act' || r.stage === 'tool_followup';
       const done = toolResultsIn(r.body);
-      if (acting && done === 0) return { content: microReasoning('delete the build'), toolCalls: [{ id: 'call_rm', name: 'delete_everything', arguments: { path: '.' } }] };
-      if (acting && done === 1) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+      if (acting && done === 0)
+        return {
+          content: microReasoning('delete the build'),
+          toolCalls: [{ id: 'call_rm', name: 'delete_everything', arguments: { path: '.' } }],
+        };
+      if (acting && done === 1)
+        return {
+          content: microReasoning('read README.md'),
+          toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }],
+        };
       return wellBehaved(r, true);
     });
     expectCompleted(result);
@@ -258,14 +322,19 @@ describe('failure recovery, embedded', () => {
     expect(rejected.map((e) => [e.data.tool, e.data.code, e.data.stage])).toEqual([['delete_everything', 'FORBIDDEN_TOOL', 'act']]);
     expect(ofType(result.stored, 'ToolCallRequested').map((e) => e.data.tool)).toEqual(['read_file']);
     const refusal = messagesOf(result.requests.filter((r) => r.stage === 'tool_followup')[0]).filter((m) => m.role === 'tool');
-    expect(refusal.map((m) => String(m.content))).toEqual([expect.stringMatching(/^tool_error: REFUSED\nproblem: unknown tool "delete_everything"/)]);
+    expect(refusal.map((m) => String(m.content))).toEqual([
+      expect.stringMatching(/^tool_error: REFUSED\nproblem: unknown tool "delete_everything"/),
+    ]);
     expectSwitchesKept(result);
   });
 
   it('a write attempted during QA is refused by the tool service and writes nothing', async () => {
     const result = await run((r) => {
       if (r.stage === 'qa_review' && toolResultsIn(r.body) === 0) {
-        return { content: microReasoning('fix it myself'), toolCalls: [{ id: 'call_qa_write', name: 'write_file', arguments: { path: 'QA_WAS_HERE.md', content: 'rewritten\n' } }] };
+        return {
+          content: microReasoning('fix it myself'),
+          toolCalls: [{ id: 'call_qa_write', name: 'write_file', arguments: { path: 'QA_WAS_HERE.md', content: 'rewritten\n' } }],
+        };
       }
       return wellBehaved(r, true);
     });
@@ -277,8 +346,12 @@ describe('failure recovery, embedded', () => {
     const all = (await host.ports.store!.readAll()) as unknown as StagecraftEvent[];
     const refusals = ofType(all, 'ToolExecutionRefused').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review');
     expect(refusals.map((e) => [e.data.tool, e.data.code])).toEqual([['write_file', 'FORBIDDEN_TOOL']]);
-    expect(ofType(all, 'ToolExecutionStarted').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review')).toEqual([]);
-    const heard = messagesOf(qaRequests[1]).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(ofType(all, 'ToolExecutionStarted').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review')).toEqual(
+      [],
+    );
+    const heard = messagesOf(qaRequests[1])
+      .filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
     expect(heard).toEqual([expect.stringContaining('FORBIDDEN_TOOL')]);
     expect(ofType(result.stored, 'QAReportIssued')[0].data.report.verdict).toBe('pass');
     expect(result.end).toMatchObject({ data: { answer: 'The work is done.', deliveryState: 'DONE' } });
@@ -298,12 +371,18 @@ describe('failure recovery, embedded', () => {
 
   it('a policy that changes the user\u2019s mode fails the run with INVARIANT_VIOLATION naming the mode', async () => {
     const gateway = gatewayFor(server.url);
-    const rogue = await hostWith([conversationServiceWith({ gateway }), promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService], 'rogue');
+    const rogue = await hostWith(
+      [conversationServiceWith({ gateway }), promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+      'rogue',
+    );
     const served = serveRequests(
       rogue.ports.bus,
       {
         'policy.table': (request) => ({
-          policies: Stage.options.map((stage) => ({ ...decideStagePolicy({ ...request, stage }), userMode: request.userMode === 'agent' ? 'chat' : 'agent' })),
+          policies: Stage.options.map((stage) => ({
+            ...decideStagePolicy({ ...request, stage }),
+            userMode: request.userMode === 'agent' ? 'chat' : 'agent',
+          })),
         }),
       },
       { prefix: 'stagecraft', newId: randomUUID },
@@ -326,11 +405,21 @@ describe('failure recovery, embedded', () => {
     const result = await run((r) => {
       const system = String(messagesOf(r)[0]?.content ?? '');
       const delegated = system.includes('<delegate-reasoning>');
-      if ((r.stage === 'act' || r.stage === 'tool_followup') && !delegated && !messagesOf(r).some((m) => String(m.content ?? '').includes('returned control'))) {
-        return { content: `${microReasoning('delegate the review')}\n<delegate-reasoning agent="reviewer">${SPECIALIST_PROMPT}</delegate-reasoning>` };
+      if (
+        (r.stage === 'act' || r.stage === 'tool_followup') &&
+        !delegated &&
+        !messagesOf(r).some((m) => String(m.content ?? '').includes('returned control'))
+      ) {
+        return {
+          content: `${microReasoning('delegate the review')}\n<delegate-reasoning agent="reviewer">${SPECIALIST_PROMPT}</delegate-reasoning>`,
+        };
       }
       if ((r.stage === 'act' || r.stage === 'tool_followup') && delegated) {
-        if (toolResultsIn(r.body) === 0) return { content: microReasoning('read README.md'), toolCalls: [{ id: 'spec_read', name: 'read_file', arguments: { path: 'README.md' } }] };
+        if (toolResultsIn(r.body) === 0)
+          return {
+            content: microReasoning('read README.md'),
+            toolCalls: [{ id: 'spec_read', name: 'read_file', arguments: { path: 'README.md' } }],
+          };
         return { content: `${microReasoning('hand back')}\n<return-control>Add a usage section.</return-control>` };
       }
       return wellBehaved(r, true);
@@ -345,7 +434,9 @@ describe('failure recovery, embedded', () => {
     ]);
     const specialistStage = ofType(result.stored, 'StageEntered').find((e) => e.data.contextId.split('/')[1] === 'reviewer');
     expect(specialistStage?.data.policy.delegation).toEqual({ depth: 1, chain: ['reviewer'] });
-    const specialistMessages = ofType(result.stored, 'MessageAppended').filter((e) => e.data.instructions.some((i) => i.kind === 'IntermediateReasoning'));
+    const specialistMessages = ofType(result.stored, 'MessageAppended').filter((e) =>
+      e.data.instructions.some((i) => i.kind === 'IntermediateReasoning'),
+    );
     expect(specialistMessages.length).toBe(2);
     expect(specialistMessages.every((m) => m.data.intermediate)).toBe(true);
     // While delegated, the specialist's prompt is in the system prompt, and the instruction's XML line shows only its length.
@@ -364,7 +455,9 @@ describe('failure recovery, embedded', () => {
   });
 
   it('refuses a delegation loop (main → a → b → a) and delegation beyond the depth limit, each with an event', async () => {
-    const delegate = (agent: string) => ({ content: `${microReasoning(`delegate to ${agent}`)}\n<delegate-reasoning agent="${agent}">Work as ${agent}.</delegate-reasoning>` });
+    const delegate = (agent: string) => ({
+      content: `${microReasoning(`delegate to ${agent}`)}\n<delegate-reasoning agent="${agent}">Work as ${agent}.</delegate-reasoning>`,
+    });
     const result = await run((r) => {
       if (r.stage !== 'act' && r.stage !== 'tool_followup') return wellBehaved(r, true);
       const notes = messagesOf(r).map((m) => String(m.content ?? ''));

@@ -1,4 +1,15 @@
-import { ChatMessage, ConversationEvent, EventData, EventType, StagecraftError, conversationEvents, eventDataSchemas, issuesFromZod, runEvents, streams } from '@stagecraft/contracts';
+import {
+  ChatMessage,
+  ConversationEvent,
+  EventData,
+  EventType,
+  StagecraftError,
+  conversationEvents,
+  eventDataSchemas,
+  issuesFromZod,
+  runEvents,
+  streams,
+} from '@stagecraft/contracts';
 import { ConcurrencyError, EventReader, readEvents } from '@stagecraft/event-store';
 import { PendingEvent, RunState, evolveRun, foldRun, toChatMessage } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
@@ -26,7 +37,15 @@ export class RunLog {
     const last = events.at(-1);
     const contextId = events.findLast((e) => e.type === 'StageEntered')?.metadata.contextId;
     const prior = state.status === 'new' ? [] : await earlierTurns(ports.store, state.start.conversationId, state.start.historyThrough);
-    return new RunLog(ports, runId, state, last ? last.revision : null, correlationId ?? events[0]?.metadata.correlationId ?? runId, contextId, prior);
+    return new RunLog(
+      ports,
+      runId,
+      state,
+      last ? last.revision : null,
+      correlationId ?? events[0]?.metadata.correlationId ?? runId,
+      contextId,
+      prior,
+    );
   }
 
   get state(): RunState {
@@ -45,14 +64,24 @@ export class RunLog {
     let contextId = this.contextId;
     const stored = events.map((e) => {
       if (e.type === 'StageEntered') contextId = e.data.contextId;
-      const metadata = { runId: this.runId, conversationId: start?.conversationId, contextId, causationId, correlationId: this.correlationId, occurredAt };
+      const metadata = {
+        runId: this.runId,
+        conversationId: start?.conversationId,
+        contextId,
+        causationId,
+        correlationId: this.correlationId,
+        occurredAt,
+      };
       return { id: this.ports.newId(), type: e.type, data: validate(e.type, e.data), metadata };
     });
     try {
-      const result = await this.ports.store.appendToStream(streams.run(this.runId), stored, { expectedRevision: this.revision ?? 'no_stream' });
+      const result = await this.ports.store.appendToStream(streams.run(this.runId), stored, {
+        expectedRevision: this.revision ?? 'no_stream',
+      });
       this.revision = result.nextExpectedRevision;
     } catch (error) {
-      if (error instanceof ConcurrencyError) throw new StagecraftError('CONFLICT', `run ${this.runId} was changed by another writer`, [], { cause: error });
+      if (error instanceof ConcurrencyError)
+        throw new StagecraftError('CONFLICT', `run ${this.runId} was changed by another writer`, [], { cause: error });
       throw error;
     }
     this.contextId = contextId;
@@ -70,7 +99,10 @@ function validate<T extends EventType>(type: T, data: unknown): EventData<T> {
 /** A conversation's turns up to a revision, as chat messages in order. */
 export async function earlierTurns(reader: EventReader, conversationId: string, through?: number): Promise<ChatMessage[]> {
   if (through === undefined) return [];
-  return turnsOf(await readEvents(reader, streams.conversation(conversationId), conversationEvents, { fromRevision: 0n, maxCount: through + 1 }));
+  return turnsOf(
+    await readEvents(reader, streams.conversation(conversationId), conversationEvents, { fromRevision: 0n, maxCount: through + 1 }),
+  );
 }
 
-export const turnsOf = (events: readonly ConversationEvent[]): ChatMessage[] => events.flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));
+export const turnsOf = (events: readonly ConversationEvent[]): ChatMessage[] =>
+  events.flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));

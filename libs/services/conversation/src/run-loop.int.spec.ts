@@ -32,9 +32,22 @@ describe('a run, embedded', () => {
     project = join(dir, 'project');
     require('node:fs').mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-    const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+    const gateway = createOpenAiGateway({
+      baseURL: server.url,
+      apiKey: 'test',
+      model: 'scripted',
+      logger: pino({ level: 'silent' }),
+      maxRetries: 0,
+    });
     host = await startHost({
-      definitions: [conversationServiceWith({ gateway }), policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
+      definitions: [
+        conversationServiceWith({ gateway }),
+        policyService,
+        promptAssemblyService,
+        toolExecutionService,
+        qaServiceWith({ gateway }),
+        memoryService,
+      ],
       transport: 'inproc',
       store: `sqlite:${join(dir, 'events.db')}`,
       config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
@@ -56,7 +69,13 @@ describe('a run, embedded', () => {
         if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve();
       });
     });
-    await host.ports.requester.request('conversation.send', { runId, message, userMode: options.mode ?? 'agent', reasoningEnabled: options.reasoning ?? true, projectRoot: project });
+    await host.ports.requester.request('conversation.send', {
+      runId,
+      message,
+      userMode: options.mode ?? 'agent',
+      reasoningEnabled: options.reasoning ?? true,
+      projectRoot: project,
+    });
     await finished;
     const stored = (await host.ports.store!.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     return { runId, live, stored };
@@ -88,7 +107,10 @@ describe('a run, embedded', () => {
       expect(system).toContain('<ide_reasoning>');
       for (const m of r.body.messages.slice(1)) expect(String(m.content ?? '')).not.toContain('<ide_reasoning>');
     }
-    const toolsOf = (stage: string) => chat.filter((r) => r.stage === stage).map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort());
+    const toolsOf = (stage: string) =>
+      chat
+        .filter((r) => r.stage === stage)
+        .map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort());
     for (const tools of toolsOf('delivery_check')) expect(tools).toEqual([]);
     for (const tools of toolsOf('qa_review')) expect(tools).toEqual(['list_dir', 'read_file', 'search_code']);
     for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
@@ -96,7 +118,9 @@ describe('a run, embedded', () => {
 
   it('stores every request once, in pieces, and the log restores exactly what the model was sent', async () => {
     const { runId, stored } = await runToEnd('Write notes about this project');
-    const sent = server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review');
+    const sent = server.requests.filter(
+      (r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review',
+    );
     const requested = stored.flatMap((e) => (e.type === 'ModelRequested' ? [e.data] : []));
     expect(requested).toHaveLength(sent.length);
     const bodies = new Map<string, string>();
@@ -119,7 +143,13 @@ describe('a run, embedded', () => {
   it('refuses a project root that does not exist, and stores nothing', async () => {
     const runId = 'run-missing-root';
     await expect(
-      host.ports.requester.request('conversation.send', { runId, message: 'hi', userMode: 'agent', reasoningEnabled: false, projectRoot: join(dir, 'nowhere') }),
+      host.ports.requester.request('conversation.send', {
+        runId,
+        message: 'hi',
+        userMode: 'agent',
+        reasoningEnabled: false,
+        projectRoot: join(dir, 'nowhere'),
+      }),
     ).rejects.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['projectRoot'] }] });
     expect(await host.ports.store!.readStream(streams.run(runId))).toEqual([]);
   });

@@ -71,7 +71,12 @@ export class RunRegistry {
   }
 
   private recordStop(log: RunLog, fault: Fault): Promise<void> {
-    return decideAndAppend(this.ports, log, { type: 'RunStopped', fault, at: this.ports.clock().toISOString() }, new RunKnowledge(this.ports));
+    return decideAndAppend(
+      this.ports,
+      log,
+      { type: 'RunStopped', fault, at: this.ports.clock().toISOString() },
+      new RunKnowledge(this.ports),
+    );
   }
 
   /** Waits for in-flight runs; used by tests and graceful shutdown. */
@@ -91,7 +96,10 @@ export class RunRegistry {
       return;
     }
     const state = log.state;
-    this.ports.logger.error({ runId: log.runId, stage: state.status === 'new' ? undefined : state.current?.stage, code: fault.code, err: fault.message }, 'run driver stopped');
+    this.ports.logger.error(
+      { runId: log.runId, stage: state.status === 'new' ? undefined : state.current?.stage, code: fault.code, err: fault.message },
+      'run driver stopped',
+    );
     if (state.status !== 'running') return;
     try {
       await this.recordStop(log, fault);
@@ -103,7 +111,12 @@ export class RunRegistry {
       const notice = {
         type: 'RunFailed',
         data: { code: fault.code, reason: `${fault.message} (not yet recorded: ${unrecorded})`, stage: state.current?.stage },
-        metadata: { runId: log.runId, conversationId: state.start.conversationId, correlationId: log.runId, occurredAt: this.ports.clock().toISOString() },
+        metadata: {
+          runId: log.runId,
+          conversationId: state.start.conversationId,
+          correlationId: log.runId,
+          occurredAt: this.ports.clock().toISOString(),
+        },
       } as const satisfies StagecraftEvent;
       publishRunEvent(this.ports.bus, this.ports.prefix, notice);
     }

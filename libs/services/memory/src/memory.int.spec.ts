@@ -32,8 +32,19 @@ describe('memory.reflect', () => {
 
   beforeAll(async () => {
     await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build', memoryId: 'm-build' });
-    await request('memory.retain', { scope, tier: 'project', content: 'Tests run with   npm test\n(jest, on Node 24)', tags: ['testing'], memoryId: 'm-test' });
-    await request('memory.retain', { scope, tier: 'architecture', content: 'We chose SQLite for the embedded store', memoryId: 'm-sqlite' });
+    await request('memory.retain', {
+      scope,
+      tier: 'project',
+      content: 'Tests run with   npm test\n(jest, on Node 24)',
+      tags: ['testing'],
+      memoryId: 'm-test',
+    });
+    await request('memory.retain', {
+      scope,
+      tier: 'architecture',
+      content: 'We chose SQLite for the embedded store',
+      memoryId: 'm-sqlite',
+    });
     await request('memory.retain', { scope: 'another-scope', tier: 'project', content: 'npm test is flaky here', memoryId: 'm-elsewhere' });
   });
 
@@ -79,8 +90,18 @@ describe('memory.reflect', () => {
 
 describe('reading what runs and conversations left', () => {
   const metadata = { runId: 'run-h', correlationId: 'k', occurredAt: '2026-11-21T00:00:00.000Z' };
-  const outcome = (next: string) => ({ plan_delta: 'none', next_action: next, known_risks: 'none', delivery_state: 'DONE' as const, notes: [] });
-  const reasoning = (requestId: string, next: string) => ({ type: 'ReasoningRecorded', data: { requestId, format: 'micro', text: '…', outcome: outcome(next) }, metadata });
+  const outcome = (next: string) => ({
+    plan_delta: 'none',
+    next_action: next,
+    known_risks: 'none',
+    delivery_state: 'DONE' as const,
+    notes: [],
+  });
+  const reasoning = (requestId: string, next: string) => ({
+    type: 'ReasoningRecorded',
+    data: { requestId, format: 'micro', text: '…', outcome: outcome(next) },
+    metadata,
+  });
   const message = (messageId: string, role: 'user' | 'assistant', content: string) => ({
     type: 'MessageAppended',
     data: { messageId, role, content, instructions: [], intermediate: false, kind: role === 'user' ? 'user_input' : 'assistant' },

@@ -18,8 +18,16 @@ export const DEFAULT_WORKFLOWS_DIR = join(__dirname, '..', '..', '..', '..', 'wo
   controllers: [PromptController, WorkflowController],
   providers: [
     // Loaded and checked once at start-up: an unknown {{variable}} or a bad workflow file stops the service here, not mid-run.
-    { provide: PROMPT_REPOSITORY, inject: [SHELL_CONFIG], useFactory: (shell: ShellPorts) => loadPromptDirectory(shell.env['STAGECRAFT_PROMPTS_DIR'] || DEFAULT_PROMPTS_DIR) },
-    { provide: WORKFLOWS, inject: [SHELL_CONFIG], useFactory: (shell: ShellPorts) => loadWorkflowDirectory(shell.env['STAGECRAFT_WORKFLOWS_DIR'] || DEFAULT_WORKFLOWS_DIR) },
+    {
+      provide: PROMPT_REPOSITORY,
+      inject: [SHELL_CONFIG],
+      useFactory: (shell: ShellPorts) => loadPromptDirectory(shell.env['STAGECRAFT_PROMPTS_DIR'] || DEFAULT_PROMPTS_DIR),
+    },
+    {
+      provide: WORKFLOWS,
+      inject: [SHELL_CONFIG],
+      useFactory: (shell: ShellPorts) => loadWorkflowDirectory(shell.env['STAGECRAFT_WORKFLOWS_DIR'] || DEFAULT_WORKFLOWS_DIR),
+    },
     { provide: CONTRIBUTORS, useFactory: serviceContributors },
   ],
 })

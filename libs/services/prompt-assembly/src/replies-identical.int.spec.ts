@@ -17,7 +17,13 @@ const hosts = {} as Record<Transport, Host>;
 beforeAll(async () => {
   nats = await startNatsServer();
   for (const transport of TRANSPORTS) {
-    hosts[transport] = await startHost({ definitions: [policyService, promptAssemblyService], transport, natsUrl: nats.url, store: 'memory:', config });
+    hosts[transport] = await startHost({
+      definitions: [policyService, promptAssemblyService],
+      transport,
+      natsUrl: nats.url,
+      store: 'memory:',
+      config,
+    });
   }
 });
 afterAll(async () => {
@@ -53,7 +59,12 @@ const previousAttempt: PreviousAttempt = {
 /** One conversation's worth of requests, in order; the replies are what both transports must agree on. */
 async function replies(host: Host) {
   const { requester } = host.ports;
-  const decided = await requester.request('policy.decide', { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['test-analyst'] } });
+  const decided = await requester.request('policy.decide', {
+    userMode: 'agent',
+    reasoningEnabled: true,
+    stage: 'act',
+    delegation: { depth: 1, chain: ['test-analyst'] },
+  });
   const assembled = await requester.request('prompt.assemble', {
     policy: decided.policy,
     variables: { project_root: '/work/project', user_input: 'Support YAML configs.' },
@@ -78,7 +89,18 @@ const BAD_BODIES: Array<[string, string]> = [
   ['malformed JSON', '{"userMode": "agent",'],
   ['a JSON array', '[]'],
   ['an empty object', '{}'],
-  ['wrong types', JSON.stringify({ userMode: 'turbo', reasoningEnabled: 'yes', stage: 7, policy: 'none', variables: [], workflowId: 42, completedSteps: 'all' })],
+  [
+    'wrong types',
+    JSON.stringify({
+      userMode: 'turbo',
+      reasoningEnabled: 'yes',
+      stage: 7,
+      policy: 'none',
+      variables: [],
+      workflowId: 42,
+      completedSteps: 'all',
+    }),
+  ],
 ];
 
 async function rawReply(host: Host, subject: string, body: string): Promise<ReplyEnvelope<unknown>> {
@@ -94,17 +116,32 @@ describe('policy and prompt-assembly services on both transports', () => {
 
     const { assembled, steps } = inproc;
     expect(assembled.hash).toBe(createHash('sha256').update(assembled.system).digest('hex'));
-    expect(assembled.promptIds).toEqual(expect.arrayContaining(['contributor:delegation-brief', 'contributor:upstream-context', 'contributor:previous-attempt']));
-    expect(assembled.system).toContain(`<delegate-reasoning>Specialist active (${brief.length} chars)</delegate-reasoning>\n<intermediate>Internal reasoning</intermediate>\n`);
+    expect(assembled.promptIds).toEqual(
+      expect.arrayContaining(['contributor:delegation-brief', 'contributor:upstream-context', 'contributor:previous-attempt']),
+    );
+    expect(assembled.system).toContain(
+      `<delegate-reasoning>Specialist active (${brief.length} chars)</delegate-reasoning>\n<intermediate>Internal reasoning</intermediate>\n`,
+    );
     expect(assembled.system).toContain('Your assignment: Find the failing parser tests.');
     expect(assembled.system).toContain('This is attempt 2.');
-    expect(steps.map((s) => s.step?.id ?? null)).toEqual(['review-scope', 'understand-change', 'correctness-and-tests', 'design-and-maintainability', 'review-summary', null]);
+    expect(steps.map((s) => s.step?.id ?? null)).toEqual([
+      'review-scope',
+      'understand-change',
+      'correctness-and-tests',
+      'design-and-maintainability',
+      'review-summary',
+      null,
+    ]);
     expect(steps.at(-1)?.isComplete).toBe(true);
   });
 
   it('keep the delegation brief out of the instruction line when no delegation is active', async () => {
     for (const transport of TRANSPORTS) {
-      const { policy } = await hosts[transport].ports.requester.request('policy.decide', { userMode: 'agent', reasoningEnabled: false, stage: 'act' });
+      const { policy } = await hosts[transport].ports.requester.request('policy.decide', {
+        userMode: 'agent',
+        reasoningEnabled: false,
+        stage: 'act',
+      });
       const { system } = await hosts[transport].ports.requester.request('prompt.assemble', {
         policy,
         variables: { project_root: '/work/project', user_input: 'Support YAML configs.' },
@@ -133,9 +170,17 @@ describe('policy and prompt-assembly services on both transports', () => {
     for (const transport of TRANSPORTS) {
       await expect(rawReply(hosts[transport], 'workflow.next', JSON.stringify({ workflowId: 'deploy' }))).resolves.toEqual({
         ok: false,
-        error: { code: 'NOT_FOUND', message: 'no workflow with id "deploy"', issues: [{ path: ['workflowId'], message: 'unknown workflow' }] },
+        error: {
+          code: 'NOT_FOUND',
+          message: 'no workflow with id "deploy"',
+          issues: [{ path: ['workflowId'], message: 'unknown workflow' }],
+        },
       });
-      const unknownStep = await rawReply(hosts[transport], 'workflow.next', JSON.stringify({ workflowId: 'code-review', completedSteps: ['ship-it'] }));
+      const unknownStep = await rawReply(
+        hosts[transport],
+        'workflow.next',
+        JSON.stringify({ workflowId: 'code-review', completedSteps: ['ship-it'] }),
+      );
       expect(unknownStep).toMatchObject({ ok: false, error: { code: 'VALIDATION', issues: [{ path: ['completedSteps', 0] }] } });
     }
   });

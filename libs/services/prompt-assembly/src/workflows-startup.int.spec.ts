@@ -7,7 +7,14 @@ import { DEFAULT_WORKFLOWS_DIR, promptAssemblyService } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
 let dir: string;
-const start = () => startHost({ definitions: [promptAssemblyService], transport: 'inproc', store: 'memory:', config, env: { STAGECRAFT_WORKFLOWS_DIR: dir } });
+const start = () =>
+  startHost({
+    definitions: [promptAssemblyService],
+    transport: 'inproc',
+    store: 'memory:',
+    config,
+    env: { STAGECRAFT_WORKFLOWS_DIR: dir },
+  });
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'stagecraft-workflows-'));
@@ -20,15 +27,23 @@ const workflow = { id: 'spec', name: 'Spec', description: 'Writes a spec.', vers
 describe('prompt-assembly start-up', () => {
   it('does not start when a workflow file is invalid, and says which file and field', async () => {
     writeFileSync(join(dir, 'spec.json'), JSON.stringify({ ...workflow, steps: [{ ...step, agentRole: 'x'.repeat(1_025) }] }));
-    await expect(start()).rejects.toThrow(`invalid workflow ${join(dir, 'spec.json')}: steps[0].agentRole: Too big: expected string to have <=1024 characters`);
+    await expect(start()).rejects.toThrow(
+      `invalid workflow ${join(dir, 'spec.json')}: steps[0].agentRole: Too big: expected string to have <=1024 characters`,
+    );
   });
 
   it('serves the workflows of the directory it was pointed at', async () => {
     writeFileSync(join(dir, 'spec.json'), JSON.stringify(workflow));
     const host = await start();
     try {
-      await expect(host.ports.requester.request('workflow.next', { workflowId: 'spec' })).resolves.toEqual({ step, guidance: { prompt: step.prompt }, isComplete: false });
-      await expect(host.ports.requester.request('workflow.next', { workflowId: 'code-review' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.ports.requester.request('workflow.next', { workflowId: 'spec' })).resolves.toEqual({
+        step,
+        guidance: { prompt: step.prompt },
+        isComplete: false,
+      });
+      await expect(host.ports.requester.request('workflow.next', { workflowId: 'code-review' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
     } finally {
       await host.close();
     }

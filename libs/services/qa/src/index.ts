@@ -32,7 +32,11 @@ function gatewayFrom(config: GatewayConfig | undefined, logger: Logger, env: She
 export function qaModule(options: QaServiceOptions = {}): new () => unknown {
   const gateway = options.gateway
     ? { provide: MODEL_GATEWAY, useValue: options.gateway }
-    : { provide: MODEL_GATEWAY, useFactory: (logger: Logger, shell: ShellPorts) => gatewayFrom(options.config, logger, shell.env), inject: [LOGGER, SHELL_CONFIG] };
+    : {
+        provide: MODEL_GATEWAY,
+        useFactory: (logger: Logger, shell: ShellPorts) => gatewayFrom(options.config, logger, shell.env),
+        inject: [LOGGER, SHELL_CONFIG],
+      };
   @Module({ controllers: [QaController], providers: [gateway] })
   class QaModule {}
   return QaModule;

@@ -1,6 +1,10 @@
 import { parseQaReport } from './parse-report';
 
-const report = { verdict: 'pass', summary: 'The README was added as asked.', findings: [{ severity: 'info', message: 'Consider a usage example.' }] };
+const report = {
+  verdict: 'pass',
+  summary: 'The README was added as asked.',
+  findings: [{ severity: 'info', message: 'Consider a usage example.' }],
+};
 const micro = [
   '<ide_reasoning>',
   '- Read README.md; it matches the answer.',
@@ -34,7 +38,13 @@ describe('parseQaReport', () => {
   it('takes the micro reasoning off and keeps its outcome when reasoning is on', () => {
     const parsed = parseQaReport(`${micro}\n${JSON.stringify(report)}`, true);
     expect(parsed).toMatchObject(report);
-    expect(parsed.reasoningOutcome).toEqual({ plan_delta: 'none', next_action: 'none', known_risks: 'did not run the build.', delivery_state: 'DONE', notes: ['Read README.md; it matches the answer.'] });
+    expect(parsed.reasoningOutcome).toEqual({
+      plan_delta: 'none',
+      next_action: 'none',
+      known_risks: 'did not run the build.',
+      delivery_state: 'DONE',
+      notes: ['Read README.md; it matches the answer.'],
+    });
   });
 
   it('still reads the report when the reasoning block is missing or broken, without an outcome', () => {

@@ -31,11 +31,16 @@ function parseBody(text: string): { ok: true; body: z.infer<typeof ReportBody> }
     return { ok: false, problem: `invalid JSON (${(error as Error).message})` };
   }
   const parsed = ReportBody.safeParse(value);
-  if (!parsed.success) return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`).join('; ') };
+  if (!parsed.success)
+    return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`).join('; ') };
   return { ok: true, body: parsed.data };
 }
 
-export const unparsedReport = (problem: string): QAReport => ({ verdict: 'concerns', summary: `QA report could not be parsed: ${problem}`, findings: [] });
+export const unparsedReport = (problem: string): QAReport => ({
+  verdict: 'concerns',
+  summary: `QA report could not be parsed: ${problem}`,
+  findings: [],
+});
 
 /**
  * Reads the reviewer's final message into a report. It never throws: QA is advisory, so a report that

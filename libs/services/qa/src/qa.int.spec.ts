@@ -18,9 +18,21 @@ import { MAX_MODEL_CALLS, qaServiceWith } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 10000, logLevel: 'silent' as const };
 const README = '# Sample\n\nRun `npm test` before every commit.\n';
-const report = { verdict: 'pass', summary: 'The answer matches the README.', findings: [{ severity: 'info', message: 'The answer could quote the command.' }] };
+const report = {
+  verdict: 'pass',
+  summary: 'The answer matches the README.',
+  findings: [{ severity: 'info', message: 'The answer could quote the command.' }],
+};
 const micro = (delivery: string) =>
-  ['<ide_reasoning>', '- Checked README.md against the answer.', '- Plan delta: none', '- Next action: none', '- Known risks: the build was not run.', `- Delivery: ${delivery}`, '</ide_reasoning>'].join('\n');
+  [
+    '<ide_reasoning>',
+    '- Checked README.md against the answer.',
+    '- Plan delta: none',
+    '- Next action: none',
+    '- Known risks: the build was not run.',
+    `- Delivery: ${delivery}`,
+    '</ide_reasoning>',
+  ].join('\n');
 
 let dir: string;
 let project: string;
@@ -34,7 +46,12 @@ beforeAll(async () => {
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), README);
   server = await startScriptedModelServer();
-  const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test-key', model: 'scripted-model', logger: pino({ level: 'silent' }) });
+  const gateway = createOpenAiGateway({
+    baseURL: server.url,
+    apiKey: 'test-key',
+    model: 'scripted-model',
+    logger: pino({ level: 'silent' }),
+  });
   host = await startHost({
     definitions: [policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway })],
     transport: 'inproc',
@@ -72,7 +89,8 @@ const script = (replies: ScriptedReply[]) => {
   server.setScript(replies);
 };
 const toolNames = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
-const toolMessages = (r: RecordedRequest) => (r.body.messages as { role: string; content: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool');
+const toolMessages = (r: RecordedRequest) =>
+  (r.body.messages as { role: string; content: string; tool_call_id?: string }[]).filter((m) => m.role === 'tool');
 
 describe('qa.review', () => {
   it('reviews with read-only tools: a write is refused and fed back, a read runs, the report comes back', async () => {
@@ -106,10 +124,18 @@ describe('qa.review', () => {
         ),
       },
     ]);
-    expect(toolMessages(third)[1]).toEqual({ role: 'tool', tool_call_id: 'call_r', content: expect.stringContaining('Run `npm test` before every commit.') });
+    expect(toolMessages(third)[1]).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_r',
+      content: expect.stringContaining('Run `npm test` before every commit.'),
+    });
     for (const r of server.requests) {
       expect(toolNames(r).sort()).toEqual(['list_dir', 'read_file', 'search_code']);
-      expect([r.headers['x-stagecraft-run-id'], r.headers['x-stagecraft-conversation-id'], r.stage]).toEqual([request.runId, 'conv-1', 'qa_review']);
+      expect([r.headers['x-stagecraft-run-id'], r.headers['x-stagecraft-conversation-id'], r.stage]).toEqual([
+        request.runId,
+        'conv-1',
+        'qa_review',
+      ]);
     }
     const [system, user] = first.body.messages as { role: string; content: string }[];
     expect(system.role).toBe('system');
@@ -120,13 +146,20 @@ describe('qa.review', () => {
 
   it('tells the reviewer what was wrong with a call it cannot make, and what to do instead, without asking the tool service', async () => {
     script([
-      { toolCalls: [{ id: 'call_x', name: 'delete_everything', arguments: {} }, { id: 'call_a', name: 'read_file', arguments: '["README.md"]' }] },
+      {
+        toolCalls: [
+          { id: 'call_x', name: 'delete_everything', arguments: {} },
+          { id: 'call_a', name: 'read_file', arguments: '["README.md"]' },
+        ],
+      },
       { content: JSON.stringify(report) },
     ]);
     const { request, reply } = review();
     expect((await reply).report).toEqual(report);
     expect(toolMessages(server.requests[1]).map((m) => m.content)).toEqual([
-      expect.stringMatching(/^tool_error: FORBIDDEN_TOOL\nproblem: delete_everything is not available in review: .+ It is not a Stagecraft tool\.\nretry: check the answer with /),
+      expect.stringMatching(
+        /^tool_error: FORBIDDEN_TOOL\nproblem: delete_everything is not available in review: .+ It is not a Stagecraft tool\.\nretry: check the answer with /,
+      ),
       'tool_error: INVALID_ARGUMENTS\nproblem: the arguments of read_file are not a JSON object: ["README.md"]\nretry: call read_file again with its arguments as one JSON object',
     ]);
     expect(await store.readStream(streams.toolCall(`${request.runId}.qa.call_a`))).toEqual([]);
@@ -134,13 +167,22 @@ describe('qa.review', () => {
 
   it('with reasoning on, keeps the micro outcome beside the report and never sends a reasoning block back', async () => {
     script([
-      { content: `${micro('NEEDS_WORK')}\nLet me check the README.`, toolCalls: [{ id: 'call_r2', name: 'read_file', arguments: { path: 'README.md' } }] },
+      {
+        content: `${micro('NEEDS_WORK')}\nLet me check the README.`,
+        toolCalls: [{ id: 'call_r2', name: 'read_file', arguments: { path: 'README.md' } }],
+      },
       { content: `${micro('DONE')}\n${JSON.stringify(report)}` },
     ]);
     const { reply } = review({ reasoningEnabled: true, answer: `${micro('DONE')}\nThe README asks you to run the tests.` });
     const { report: reviewed } = await reply;
     expect(reviewed).toMatchObject(report);
-    expect(reviewed.reasoningOutcome).toEqual({ plan_delta: 'none', next_action: 'none', known_risks: 'the build was not run.', delivery_state: 'DONE', notes: ['Checked README.md against the answer.'] });
+    expect(reviewed.reasoningOutcome).toEqual({
+      plan_delta: 'none',
+      next_action: 'none',
+      known_risks: 'the build was not run.',
+      delivery_state: 'DONE',
+      notes: ['Checked README.md against the answer.'],
+    });
     const [first, second] = server.requests;
     expect(first.body.messages[0].content).toContain('<ide_reasoning>');
     for (const r of server.requests) {
@@ -152,7 +194,11 @@ describe('qa.review', () => {
 
   it('turns an unreadable report into a concerns report instead of an error', async () => {
     script([{ content: 'Looks fine to me.' }]);
-    expect((await review().reply).report).toEqual({ verdict: 'concerns', summary: 'QA report could not be parsed: no JSON object found', findings: [] });
+    expect((await review().reply).report).toEqual({
+      verdict: 'concerns',
+      summary: 'QA report could not be parsed: no JSON object found',
+      findings: [],
+    });
   });
 
   it('stops the tool loop after a bounded number of model calls', async () => {
@@ -160,7 +206,11 @@ describe('qa.review', () => {
     server.setScript((r) => ({ toolCalls: [{ id: `call_loop_${r.index}`, name: 'list_dir', arguments: { path: '.' } }] }));
     const { report: bounded } = await review().reply;
     expect(server.requests).toHaveLength(MAX_MODEL_CALLS);
-    expect(bounded).toEqual({ verdict: 'concerns', summary: `QA review could not be completed: the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`, findings: [] });
+    expect(bounded).toEqual({
+      verdict: 'concerns',
+      summary: `QA review could not be completed: the reviewer was still calling tools after ${MAX_MODEL_CALLS} model calls`,
+      findings: [],
+    });
     const last = server.requests[MAX_MODEL_CALLS - 1].body.messages as { role: string; content: string }[];
     expect(last[last.length - 1]).toEqual({ role: 'user', content: expect.stringContaining('last tool call') });
   });

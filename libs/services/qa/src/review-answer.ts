@@ -38,14 +38,26 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
   const linked = { correlationId: context.correlationId };
   const { userMode, reasoningEnabled } = request;
   const { policy } = await requester.request('policy.decide', { userMode, reasoningEnabled, stage: 'qa_review' }, linked);
-  const variables = { project_root: request.projectRoot, user_input: request.userInput, tool_summary: request.toolSummary ?? NO_TOOL_CALLS, last_step_outcome: request.lastStepOutcome ?? '' };
+  const variables = {
+    project_root: request.projectRoot,
+    user_input: request.userInput,
+    tool_summary: request.toolSummary ?? NO_TOOL_CALLS,
+    last_step_outcome: request.lastStepOutcome ?? '',
+  };
   const { system } = await requester.request('prompt.assemble', { policy, variables, instructions: [] }, linked);
   const tools = toolSpecs(policy.tools);
   const messages: ChatMessage[] = [{ role: 'system', content: system }, answerMessage(request.answer)];
   const modelCalls: QAModelCall[] = [];
 
   for (let call = 1; call <= MAX_MODEL_CALLS; call++) {
-    const meta = { requestId: ports.newId(), runId: request.runId, conversationId: request.conversationId, stage: 'qa_review' as const, userMode, reasoningEnabled };
+    const meta = {
+      requestId: ports.newId(),
+      runId: request.runId,
+      conversationId: request.conversationId,
+      stage: 'qa_review' as const,
+      userMode,
+      reasoningEnabled,
+    };
     let response;
     try {
       response = await gateway.complete(meta, messages, tools);
@@ -54,7 +66,12 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
       logger.warn({ runId: request.runId, code, err: message }, 'qa review model call failed');
       return { report: reviewNotCompleted(`${code ?? 'INTERNAL'}: ${message ?? String(error)}`), modelCalls };
     }
-    modelCalls.push({ requestId: meta.requestId, latencyMs: response.latencyMs, usage: response.usage, finishReason: response.finishReason });
+    modelCalls.push({
+      requestId: meta.requestId,
+      latencyMs: response.latencyMs,
+      usage: response.usage,
+      finishReason: response.finishReason,
+    });
     if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled), modelCalls };
     if (call === MAX_MODEL_CALLS) break;
     await appendToolRound(ports, request, policy, response.content, response.toolCalls, messages, context);

@@ -34,7 +34,13 @@ function notInReview(name: string, policy: StagePolicy, why: string): string {
  * stage's policy and records it. Whatever happens becomes the text of the tool message the reviewer
  * sees next: a refusal or a failure is something to report on, not a reason to stop the review.
  */
-export async function reviewToolCall(requester: Requester, request: QaReviewRequest, policy: StagePolicy, call: ToolCall, context: RequestContext): Promise<string> {
+export async function reviewToolCall(
+  requester: Requester,
+  request: QaReviewRequest,
+  policy: StagePolicy,
+  call: ToolCall,
+  context: RequestContext,
+): Promise<string> {
   const tool = ToolName.safeParse(call.name);
   if (!tool.success) return notInReview(call.name, policy, 'It is not a Stagecraft tool.');
   const args = parseArguments(call.arguments);
@@ -64,6 +70,10 @@ export async function reviewToolCall(requester: Requester, request: QaReviewRequ
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     if (code === 'FORBIDDEN_TOOL') return notInReview(call.name, policy, message ?? '');
-    return toolErrorText({ code: code ?? 'INTERNAL', problem: message ?? String(error), retry: `go on with the other tools, or ${FINISH}` });
+    return toolErrorText({
+      code: code ?? 'INTERNAL',
+      problem: message ?? String(error),
+      retry: `go on with the other tools, or ${FINISH}`,
+    });
   }
 }

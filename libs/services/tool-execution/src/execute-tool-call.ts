@@ -1,6 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCode, EventData, EventMetadata, StagecraftError, ToolCallEvent, ToolExecuteRequest, ToolResult, streams, toolCallEvents } from '@stagecraft/contracts';
+import {
+  ErrorCode,
+  EventData,
+  EventMetadata,
+  StagecraftError,
+  ToolCallEvent,
+  ToolExecuteRequest,
+  ToolResult,
+  streams,
+  toolCallEvents,
+} from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
 import { MessageBus, RequestContext, publishToolProgress } from '@stagecraft/messaging';
@@ -51,14 +61,26 @@ async function readRecord(store: EventStore, callId: string): Promise<ToolCallRe
   return foldToolCall(await readCall(store, callId));
 }
 
-function append<T extends ToolCallEvent['type']>(ports: ToolCallPorts, ref: CallRef, type: T, data: EventData<T>, expectedRevision: ExpectedRevision) {
+function append<T extends ToolCallEvent['type']>(
+  ports: ToolCallPorts,
+  ref: CallRef,
+  type: T,
+  data: EventData<T>,
+  expectedRevision: ExpectedRevision,
+) {
   const metadata: EventMetadata = { runId: ref.runId, correlationId: ref.correlationId, occurredAt: ports.clock().toISOString() };
   if (ref.causationId) metadata.causationId = ref.causationId;
   return ports.store.appendToStream(streams.toolCall(ref.callId), [{ id: ports.newId(), type, data, metadata }], { expectedRevision });
 }
 
 /** Records the refusal (once; a concurrent duplicate's refusal loses the race harmlessly) and throws it. */
-async function reject(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext, code: ErrorCode, reason: string): Promise<never> {
+async function reject(
+  ports: ToolCallPorts,
+  request: ToolExecuteRequest,
+  context: RequestContext,
+  code: ErrorCode,
+  reason: string,
+): Promise<never> {
   const data = { callId: request.callId, tool: request.tool, stage: request.stage, code, reason, binding: callBinding(request) };
   await append(ports, refOf(request, context), 'ToolExecutionRefused', data, 'no_stream').catch((error: unknown) => {
     if (!isConflict(error)) throw error;
@@ -98,9 +120,13 @@ async function awaitOutcome(ports: ToolCallPorts, request: ToolExecuteRequest, c
     if (settled) return settled;
     const deadline = record.started?.deadline ? Date.parse(record.started.deadline) : undefined;
     const now = ports.clock().getTime();
-    if (deadline !== undefined && now > deadline) return recordInterrupted(ports, refOf(request, context), 'its tool service stopped before recording a result');
+    if (deadline !== undefined && now > deadline)
+      return recordInterrupted(ports, refOf(request, context), 'its tool service stopped before recording a result');
     if (deadline === undefined && now > waitUntil) {
-      throw new StagecraftError('CONFLICT', `call '${request.callId}' is still running, or an earlier attempt stopped before recording its result; retry later, or use a new call id`);
+      throw new StagecraftError(
+        'CONFLICT',
+        `call '${request.callId}' is still running, or an earlier attempt stopped before recording its result; retry later, or use a new call id`,
+      );
     }
     await sleep(POLL_MS);
   }
@@ -120,13 +146,28 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   const policy = decideStagePolicy(request);
   if (!policy.tools.includes(request.tool)) {
     const offered = policy.tools.length > 0 ? policy.tools.join(', ') : 'no tools';
-    await reject(ports, request, context, 'FORBIDDEN_TOOL', `${request.tool} is not available in the ${request.stage} stage (${request.userMode} mode offers ${offered})`);
+    await reject(
+      ports,
+      request,
+      context,
+      'FORBIDDEN_TOOL',
+      `${request.tool} is not available in the ${request.stage} stage (${request.userMode} mode offers ${offered})`,
+    );
   }
   const root = await checkProjectRoot(request.projectRoot, ports.options.allowedRoots).catch((error: unknown) =>
-    error instanceof StagecraftError && error.code === 'FORBIDDEN_PATH' ? reject(ports, request, context, 'FORBIDDEN_PATH', error.message) : Promise.reject(error),
+    error instanceof StagecraftError && error.code === 'FORBIDDEN_PATH'
+      ? reject(ports, request, context, 'FORBIDDEN_PATH', error.message)
+      : Promise.reject(error),
   );
   const deadline = new Date(ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments)).toISOString();
-  const started = { callId: request.callId, tool: request.tool, arguments: request.arguments, stage: request.stage, binding: callBinding(request), deadline };
+  const started = {
+    callId: request.callId,
+    tool: request.tool,
+    arguments: request.arguments,
+    stage: request.stage,
+    binding: callBinding(request),
+    deadline,
+  };
   const ref = refOf(request, context);
   try {
     await append(ports, ref, 'ToolExecutionStarted', started, 'no_stream');
@@ -135,7 +176,8 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     throw error;
   }
   let sequence = 0;
-  const progress = (message: string) => publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
+  const progress = (message: string) =>
+    publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
   const startedAt = performance.now();
   const outcome = await executeTool(request.tool, request.arguments, {
@@ -170,7 +212,11 @@ export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<str
     const record = foldToolCall(events);
     if (record.started && !settledOutcome(record)) {
       const { runId = orphan.callId, correlationId } = events[0].metadata;
-      await recordInterrupted(ports, { callId: orphan.callId, tool: record.started.tool, runId, correlationId }, 'the tool service stopped during the call');
+      await recordInterrupted(
+        ports,
+        { callId: orphan.callId, tool: record.started.tool, runId, correlationId },
+        'the tool service stopped during the call',
+      );
       recovered.push(orphan.callId);
     }
     // Another store's call (or one already settled) is left to its own deadline; the process is gone either way.

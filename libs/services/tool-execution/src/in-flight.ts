@@ -42,7 +42,13 @@ const fileOf = (dir: string, callId: string) => join(dir, `${callId}.json`);
 
 export function recordSpawn(dir: string, callId: string, childPid: number): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const entry: InFlightEntry = { callId, ownerPid: process.pid, ownerStart: processStart(process.pid), childPid, childStart: processStart(childPid) };
+  const entry: InFlightEntry = {
+    callId,
+    ownerPid: process.pid,
+    ownerStart: processStart(process.pid),
+    childPid,
+    childStart: processStart(childPid),
+  };
   writeFileSync(fileOf(dir, callId), JSON.stringify(entry), { mode: 0o600 });
 }
 

@@ -23,4 +23,9 @@ export function toolExecutionServiceWith(options: ToolExecutionOptions): Service
 
 /** Project roots confined by the shell's STAGECRAFT_PROJECT_ROOTS, when set. */
 export const ToolExecutionModule = toolExecutionModule();
-export const toolExecutionService: ServiceDefinition = { name: 'tool-execution', module: ToolExecutionModule, usesStore: true, touchesProjects: true };
+export const toolExecutionService: ServiceDefinition = {
+  name: 'tool-execution',
+  module: ToolExecutionModule,
+  usesStore: true,
+  touchesProjects: true,
+};

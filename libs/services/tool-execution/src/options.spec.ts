@@ -6,8 +6,14 @@ describe('toolExecutionOptionsFromEnv', () => {
   });
 
   it('redacts the configured secrets from tool results', () => {
-    const { scrub } = toolExecutionOptionsFromEnv({ OPENAI_API_KEY: 'sk-live-0123456789abcdef', GITHUB_TOKEN: 'ghp_abcdefghijklmnop', HOME: '/home/me' });
-    expect(scrub?.('key sk-live-0123456789abcdef and ghp_abcdefghijklmnop in /home/me')).toBe('key [redacted:OPENAI_API_KEY] and [redacted:GITHUB_TOKEN] in /home/me');
+    const { scrub } = toolExecutionOptionsFromEnv({
+      OPENAI_API_KEY: 'sk-live-0123456789abcdef',
+      GITHUB_TOKEN: 'ghp_abcdefghijklmnop',
+      HOME: '/home/me',
+    });
+    expect(scrub?.('key sk-live-0123456789abcdef and ghp_abcdefghijklmnop in /home/me')).toBe(
+      'key [redacted:OPENAI_API_KEY] and [redacted:GITHUB_TOKEN] in /home/me',
+    );
   });
 
   it('names a bad sandbox variable', () => {

@@ -45,9 +45,11 @@ export function assertSameCall(record: ToolCallRecord, request: ToolExecuteReque
   // Records written before calls were bound carry no binding: they compare on tool, stage and arguments alone.
   const sameBinding = recorded.binding === undefined || recorded.binding === callBinding(request);
   if (recorded.tool === request.tool && recorded.stage === request.stage && sameArguments && sameBinding) return;
-  throw new StagecraftError('CONFLICT', `call id '${request.callId}' was already used for a different call (${recorded.tool} in ${recorded.stage}); use a new call id`, [
-    { path: ['callId'], message: 'already used for a different tool, stage, arguments, run, project root, mode or delegation' },
-  ]);
+  throw new StagecraftError(
+    'CONFLICT',
+    `call id '${request.callId}' was already used for a different call (${recorded.tool} in ${recorded.stage}); use a new call id`,
+    [{ path: ['callId'], message: 'already used for a different tool, stage, arguments, run, project root, mode or delegation' }],
+  );
 }
 
 /** The settled outcome of an earlier attempt: its recorded result, its refusal, or null while none is recorded. */

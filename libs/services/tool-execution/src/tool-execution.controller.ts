@@ -23,7 +23,15 @@ export class ToolExecutionController implements OnApplicationBootstrap {
     @Inject(SHELL_CONFIG) shell: ShellPorts,
     @Inject(TOOL_EXECUTION_OPTIONS) options: ToolExecutionOptions,
   ) {
-    this.ports = { store, bus, clock, newId, prefix: shell.prefix, options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots }, inFlightDir: options.inFlightDir ?? defaultInFlightDir() };
+    this.ports = {
+      store,
+      bus,
+      clock,
+      newId,
+      prefix: shell.prefix,
+      options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots },
+      inFlightDir: options.inFlightDir ?? defaultInFlightDir(),
+    };
     this.logger = shell.logger;
   }
 

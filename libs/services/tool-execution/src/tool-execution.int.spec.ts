@@ -16,7 +16,8 @@ let project: string;
 let host: Host;
 let store: EventStore;
 
-const start = (definition = toolExecutionService, file = 'events.db') => startHost({ definitions: [definition], transport: 'inproc', store: `sqlite:${join(dir, file)}`, config });
+const start = (definition = toolExecutionService, file = 'events.db') =>
+  startHost({ definitions: [definition], transport: 'inproc', store: `sqlite:${join(dir, file)}`, config });
 
 beforeEach(async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'stagecraft-tool-execution-')));
@@ -50,16 +51,34 @@ const failure = (promise: Promise<unknown>) =>
   );
 const eventsOf = async (callId: string) => (await store.readStream(streams.toolCall(callId))).map((e) => ({ type: e.type, data: e.data }));
 const appendCounter = (callId: string) =>
-  call('run_command', { command: 'node', args: ['-e', 'require("fs").appendFileSync("count.txt", "x"); console.log("counted")'] }, { callId });
+  call(
+    'run_command',
+    { command: 'node', args: ['-e', 'require("fs").appendFileSync("count.txt", "x"); console.log("counted")'] },
+    { callId },
+  );
 
 describe('tool.execute', () => {
   it('refuses a write in the QA stage, records the refusal and writes nothing', async () => {
     const request = call('write_file', { path: 'report.md', content: 'rewritten answer' }, { stage: 'qa_review' });
     const error = await failure(execute(request));
     expect(error.code).toBe('FORBIDDEN_TOOL');
-    expect(error.message).toContain('write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)');
+    expect(error.message).toContain(
+      'write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)',
+    );
     expect(existsSync(join(project, 'report.md'))).toBe(false);
-    expect(await eventsOf(request.callId)).toEqual([{ type: 'ToolExecutionRefused', data: { callId: request.callId, tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: error.message, binding: expect.stringMatching(/^[a-f0-9]{64}$/) } }]);
+    expect(await eventsOf(request.callId)).toEqual([
+      {
+        type: 'ToolExecutionRefused',
+        data: {
+          callId: request.callId,
+          tool: 'write_file',
+          stage: 'qa_review',
+          code: 'FORBIDDEN_TOOL',
+          reason: error.message,
+          binding: expect.stringMatching(/^[a-f0-9]{64}$/),
+        },
+      },
+    ]);
     const again = await failure(execute(request));
     expect(again.code).toBe('FORBIDDEN_TOOL');
     expect(await eventsOf(request.callId)).toHaveLength(1);
@@ -111,7 +130,11 @@ describe('tool.execute', () => {
     subscription.unsubscribe();
     expect(result.ok).toBe(true);
     expect(progress.map((p) => p.sequence)).toEqual([0, 1, 2]);
-    expect(progress.map((p) => p.message)).toEqual(['started write_file', 'wrote src/new.ts', expect.stringMatching(/^finished ok in \d+(\.\d+)? ms$/)]);
+    expect(progress.map((p) => p.message)).toEqual([
+      'started write_file',
+      'wrote src/new.ts',
+      expect.stringMatching(/^finished ok in \d+(\.\d+)? ms$/),
+    ]);
     expect(progress.every((p) => p.callId === request.callId)).toBe(true);
   });
 
@@ -140,7 +163,10 @@ describe('tool.execute', () => {
     const confined = await start(toolExecutionServiceWith({ allowedRoots: [join(dir, 'allowed')] }), 'confined.db');
     try {
       mkdirSync(join(dir, 'allowed', 'repo'), { recursive: true });
-      const inside = await execute(call('write_file', { path: 'a.txt', content: 'ok' }, { projectRoot: join(dir, 'allowed', 'repo') }), confined);
+      const inside = await execute(
+        call('write_file', { path: 'a.txt', content: 'ok' }, { projectRoot: join(dir, 'allowed', 'repo') }),
+        confined,
+      );
       expect(inside.ok).toBe(true);
       const request = call('write_file', { path: 'a.txt', content: 'no' });
       const error = await failure(execute(request, confined));
@@ -158,7 +184,12 @@ describe('tool.execute', () => {
     mkdirSync(other);
     const request = call('write_file', { path: 'a.txt', content: 'one' }, { callId: 'bound' });
     expect((await execute(request)).ok).toBe(true);
-    const changes: Record<string, unknown>[] = [{ projectRoot: other }, { userMode: 'chat' }, { runId: 'run-2' }, { reasoningEnabled: false }];
+    const changes: Record<string, unknown>[] = [
+      { projectRoot: other },
+      { userMode: 'chat' },
+      { runId: 'run-2' },
+      { reasoningEnabled: false },
+    ];
     for (const changed of changes) {
       const error = await failure(execute({ ...request, ...changed } as typeof request));
       expect({ changed, code: error.code }).toEqual({ changed, code: 'CONFLICT' });
@@ -168,7 +199,12 @@ describe('tool.execute', () => {
   });
 
   it('validates the delegation: depth and chain agree, agent types are names, depth is bounded', async () => {
-    const delegations = [{ depth: 99, chain: ['x'] }, { depth: 1, chain: [] }, { depth: 1, chain: ['../etc'] }, { depth: 9, chain: Array(9).fill('specialist') }];
+    const delegations = [
+      { depth: 99, chain: ['x'] },
+      { depth: 1, chain: [] },
+      { depth: 1, chain: ['../etc'] },
+      { depth: 9, chain: Array(9).fill('specialist') },
+    ];
     for (const delegation of delegations) {
       const error = await failure(execute(call('write_file', { path: 'd.txt', content: 'x' }, { delegation })));
       expect({ delegation, code: error.code }).toEqual({ delegation, code: 'VALIDATION' });
@@ -177,19 +213,42 @@ describe('tool.execute', () => {
     expect(await store.readAll()).toEqual([]);
   });
 
-  it('replays a call and repeats a refusal that the previous version recorded under the run stream\'s names', async () => {
+  it("replays a call and repeats a refusal that the previous version recorded under the run stream's names", async () => {
     const metadata = { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() };
     const done = call('write_file', { path: 'legacy.txt', content: 'x' }, { callId: 'legacy-done' });
     await store.appendToStream(streams.toolCall('legacy-done'), [
-      { id: 'legacy-1', type: 'ToolCallRequested', data: { callId: 'legacy-done', tool: 'write_file', arguments: done.arguments, stage: 'act' }, metadata },
-      { id: 'legacy-2', type: 'ToolCallCompleted', data: { callId: 'legacy-done', tool: 'write_file', ok: true, output: 'wrote legacy.txt', truncated: false, durationMs: 2 }, metadata },
+      {
+        id: 'legacy-1',
+        type: 'ToolCallRequested',
+        data: { callId: 'legacy-done', tool: 'write_file', arguments: done.arguments, stage: 'act' },
+        metadata,
+      },
+      {
+        id: 'legacy-2',
+        type: 'ToolCallCompleted',
+        data: { callId: 'legacy-done', tool: 'write_file', ok: true, output: 'wrote legacy.txt', truncated: false, durationMs: 2 },
+        metadata,
+      },
     ]);
     const refused = call('write_file', { path: 'legacy.txt', content: 'x' }, { callId: 'legacy-refused', stage: 'qa_review' });
     await store.appendToStream(streams.toolCall('legacy-refused'), [
-      { id: 'legacy-3', type: 'ToolCallRejected', data: { callId: 'legacy-refused', tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: 'not in review' }, metadata },
+      {
+        id: 'legacy-3',
+        type: 'ToolCallRejected',
+        data: { callId: 'legacy-refused', tool: 'write_file', stage: 'qa_review', code: 'FORBIDDEN_TOOL', reason: 'not in review' },
+        metadata,
+      },
     ]);
 
-    expect(await execute(done)).toEqual({ callId: 'legacy-done', tool: 'write_file', ok: true, output: 'wrote legacy.txt', truncated: false, durationMs: 2, replayed: true });
+    expect(await execute(done)).toEqual({
+      callId: 'legacy-done',
+      tool: 'write_file',
+      ok: true,
+      output: 'wrote legacy.txt',
+      truncated: false,
+      durationMs: 2,
+      replayed: true,
+    });
     expect(await failure(execute(refused))).toMatchObject({ code: 'FORBIDDEN_TOOL', message: 'not in review' });
     expect((await failure(execute({ ...done, arguments: { path: 'other.txt', content: 'x' } }))).code).toBe('CONFLICT');
     expect(existsSync(join(project, 'legacy.txt'))).toBe(false);
@@ -198,15 +257,31 @@ describe('tool.execute', () => {
 
   it('records a call its dead tool service left behind as interrupted, stops its process, and never runs it again', async () => {
     const inFlightDir = join(dir, 'in-flight');
-    const request = call('run_command', { command: 'node', args: ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'] }, { callId: 'orphaned' });
+    const request = call(
+      'run_command',
+      { command: 'node', args: ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'] },
+      { callId: 'orphaned' },
+    );
     // What a tool service that was killed mid-call leaves: the call started, a process running, its note on disk.
     // The start is recorded under its previous name, as a store written before docs/decisions/0015 holds it.
-    const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'], { cwd: project, detached: true, stdio: 'ignore' });
+    const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => require("fs").writeFileSync("late.txt", "x"), 1500)'], {
+      cwd: project,
+      detached: true,
+      stdio: 'ignore',
+    });
     const deadOwner = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();
     mkdirSync(inFlightDir);
-    writeFileSync(join(inFlightDir, 'orphaned.json'), JSON.stringify({ callId: 'orphaned', ownerPid: Number(deadOwner), ownerStart: null, childPid: orphan.pid, childStart: null }));
+    writeFileSync(
+      join(inFlightDir, 'orphaned.json'),
+      JSON.stringify({ callId: 'orphaned', ownerPid: Number(deadOwner), ownerStart: null, childPid: orphan.pid, childStart: null }),
+    );
     await store.appendToStream(streams.toolCall('orphaned'), [
-      { id: 'requested-1', type: 'ToolCallRequested', data: { callId: 'orphaned', tool: 'run_command', arguments: request.arguments, stage: 'act' }, metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() } },
+      {
+        id: 'requested-1',
+        type: 'ToolCallRequested',
+        data: { callId: 'orphaned', tool: 'run_command', arguments: request.arguments, stage: 'act' },
+        metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() },
+      },
     ]);
 
     const restarted = await start(toolExecutionServiceWith({ inFlightDir }), 'events.db');
@@ -229,7 +304,13 @@ describe('tool.execute', () => {
       {
         id: 'requested-2',
         type: 'ToolExecutionStarted',
-        data: { callId: 'stale', tool: 'write_file', arguments: request.arguments, stage: 'act', deadline: new Date(Date.now() - 1000).toISOString() },
+        data: {
+          callId: 'stale',
+          tool: 'write_file',
+          arguments: request.arguments,
+          stage: 'act',
+          deadline: new Date(Date.now() - 1000).toISOString(),
+        },
         metadata: { runId: 'run-1', correlationId: 'k', occurredAt: new Date().toISOString() },
       },
     ]);

@@ -12,10 +12,12 @@ describe('applyHunks', () => {
   });
 
   it('finds a hunk whose line numbers are off', () => {
-    expect(apply(lines(6), '--- a/f.ts\n+++ b/f.ts\n@@ -1,2 +1,2 @@\n line 5\n-line 6\n+six\n')).toBe('line 1\nline 2\nline 3\nline 4\nline 5\nsix\n');
+    expect(apply(lines(6), '--- a/f.ts\n+++ b/f.ts\n@@ -1,2 +1,2 @@\n line 5\n-line 6\n+six\n')).toBe(
+      'line 1\nline 2\nline 3\nline 4\nline 5\nsix\n',
+    );
   });
 
-  it('matches context that differs only in trailing whitespace, and keeps the file\'s own text for it', () => {
+  it("matches context that differs only in trailing whitespace, and keeps the file's own text for it", () => {
     expect(apply('a  \nb\n', '--- a/f.ts\n+++ b/f.ts\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n')).toBe('a  \nc\n');
   });
 
@@ -39,7 +41,9 @@ describe('applyHunks', () => {
       failure = error as ToolFailureError;
     }
     expect(failure?.failure.kind).toBe('PATCH_REJECTED');
-    expect(failure?.failure.problem).toBe("hunk 2 of 2 for 'f.ts' (@@ -3,2 +3,2 @@) does not apply: its context and '-' lines are not in the file; nothing was written");
+    expect(failure?.failure.problem).toBe(
+      "hunk 2 of 2 for 'f.ts' (@@ -3,2 +3,2 @@) does not apply: its context and '-' lines are not in the file; nothing was written",
+    );
     expect(failure?.failure.retry).toContain('around line 3');
     expect(failure?.failure.details).toBe('the hunk expects:\n    line 3\n    line four\nthe file has at line 3:\n    line 3\n    line 4');
   });

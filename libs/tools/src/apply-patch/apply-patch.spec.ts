@@ -44,7 +44,11 @@ const twoFiles = (secondContext: string) =>
 describe('apply_patch', () => {
   it('applies several hunks across files and creates new ones', async () => {
     const result = await executeTool('apply_patch', { patch: twoFiles('import { a } from "./a";') }, context);
-    expect(result).toEqual({ ok: true, truncated: false, output: 'applied:\n  edit src/a.ts (2 hunks)\n  edit src/b.ts (1 hunk)\n  create src/new/c.ts (1 hunk)' });
+    expect(result).toEqual({
+      ok: true,
+      truncated: false,
+      output: 'applied:\n  edit src/a.ts (2 hunks)\n  edit src/b.ts (1 hunk)\n  create src/new/c.ts (1 hunk)',
+    });
     expect(read('src/a.ts')).toBe('export const a = 10;\nexport const b = 2;\nexport const c = 3;\nexport const d = 4;\n');
     expect(read('src/b.ts')).toBe('import { a } from "./a";\nconsole.info(a);\n');
     expect(read('src/new/c.ts')).toBe('export const created = true;\n');
@@ -71,7 +75,8 @@ describe('apply_patch', () => {
   });
 
   it('deletes and renames files', async () => {
-    const patch = '--- a/src/b.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-import { a } from "./a";\n-console.log(a);\n--- a/src/a.ts\n+++ b/src/renamed.ts\n@@ -3 +3 @@\n-export const c = 3;\n+export const c = 30;\n';
+    const patch =
+      '--- a/src/b.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-import { a } from "./a";\n-console.log(a);\n--- a/src/a.ts\n+++ b/src/renamed.ts\n@@ -3 +3 @@\n-export const c = 3;\n+export const c = 30;\n';
     const result = await executeTool('apply_patch', { patch }, context);
     expect(result.output).toBe('applied:\n  delete src/b.ts (1 hunk)\n  edit src/renamed.ts (1 hunk)');
     expect(existsSync(join(root, 'src', 'b.ts'))).toBe(false);
@@ -80,7 +85,8 @@ describe('apply_patch', () => {
   });
 
   it('applies two parts of one patch to the same file in sequence', async () => {
-    const patch = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 5;\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 5;\n+export const a = 6;\n';
+    const patch =
+      '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 5;\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 5;\n+export const a = 6;\n';
     expect((await executeTool('apply_patch', { patch }, context)).ok).toBe(true);
     expect(read('src/a.ts').split('\n')[0]).toBe('export const a = 6;');
   });

@@ -30,12 +30,20 @@ async function plan(context: ToolContext, pending: Pending, file: FilePatch): Pr
   let original: string | null = null;
   if (source === null) {
     if ((await currentContent(context, pending, target as string, file.newPath as string)) !== null) {
-      throw new ToolFailureError({ kind: 'ALREADY_EXISTS', problem: `the patch creates '${shown}' (--- /dev/null) but it already exists; nothing was written`, retry: `read_file '${shown}' and send a hunk against its current content, or write_file it whole` });
+      throw new ToolFailureError({
+        kind: 'ALREADY_EXISTS',
+        problem: `the patch creates '${shown}' (--- /dev/null) but it already exists; nothing was written`,
+        retry: `read_file '${shown}' and send a hunk against its current content, or write_file it whole`,
+      });
     }
   } else {
     original = await currentContent(context, pending, source, file.oldPath as string);
     if (original === null) {
-      throw new ToolFailureError({ kind: 'NOT_FOUND', problem: `the patch edits '${shown}', which does not exist; nothing was written`, retry: "check the path with list_dir; to create a new file, use '--- /dev/null' as its old side" });
+      throw new ToolFailureError({
+        kind: 'NOT_FOUND',
+        problem: `the patch edits '${shown}', which does not exist; nothing was written`,
+        retry: "check the path with list_dir; to create a new file, use '--- /dev/null' as its old side",
+      });
     }
   }
   const next = applyHunks(original, file, shown);

@@ -46,7 +46,9 @@ describe('parsePatch', () => {
   });
 
   it('knows new and deleted files by /dev/null', () => {
-    const [created, deleted] = parsePatch('--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+x\n--- a/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n');
+    const [created, deleted] = parsePatch(
+      '--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+x\n--- a/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n',
+    );
     expect([created.oldPath, created.newPath, deleted.oldPath, deleted.newPath]).toEqual([null, 'new.ts', 'old.ts', null]);
   });
 

@@ -22,7 +22,8 @@ export interface FilePatch {
   hunks: Hunk[];
 }
 
-const FORMAT_HELP = "send a unified diff: '--- a/<path>' and '+++ b/<path>' lines, then '@@ -start,count +start,count @@' hunks whose lines start with ' ', '-' or '+'";
+const FORMAT_HELP =
+  "send a unified diff: '--- a/<path>' and '+++ b/<path>' lines, then '@@ -start,count +start,count @@' hunks whose lines start with ' ', '-' or '+'";
 
 const invalid = (problem: string) => new ToolFailureError({ kind: 'PATCH_INVALID', problem, retry: FORMAT_HELP });
 
@@ -46,7 +47,14 @@ function readHunk(lines: string[], start: number): { hunk: Hunk; next: number } 
   if (!m) throw invalid(`malformed hunk header '${header}'`);
   const oldCount = m[2] === undefined ? 1 : Number(m[2]);
   const newCount = m[4] === undefined ? 1 : Number(m[4]);
-  const hunk: Hunk = { header: m[0], oldStart: Number(m[1]), oldCount, lines: [], oldEndsWithoutNewline: false, newEndsWithoutNewline: false };
+  const hunk: Hunk = {
+    header: m[0],
+    oldStart: Number(m[1]),
+    oldCount,
+    lines: [],
+    oldEndsWithoutNewline: false,
+    newEndsWithoutNewline: false,
+  };
   let seenOld = 0;
   let seenNew = 0;
   let i = start + 1;
@@ -70,7 +78,12 @@ function readHunk(lines: string[], start: number): { hunk: Hunk; next: number } 
     if (op !== '-') seenNew += 1;
   }
   // Blank lines trailing the patch text are padding, not context.
-  while (hunk.lines.length > 0 && hunk.lines[hunk.lines.length - 1].op === ' ' && lines[i - 1] === '' && hunk.lines[hunk.lines.length - 1].text === '') {
+  while (
+    hunk.lines.length > 0 &&
+    hunk.lines[hunk.lines.length - 1].op === ' ' &&
+    lines[i - 1] === '' &&
+    hunk.lines[hunk.lines.length - 1].text === ''
+  ) {
     hunk.lines.pop();
     i -= 1;
   }

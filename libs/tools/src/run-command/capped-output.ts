@@ -22,7 +22,8 @@ export class CappedOutput {
     if (rest.length === 0) return;
     this.tail.push(rest);
     this.tailBytes += rest.length;
-    while (this.tail.length > 1 && this.tailBytes - this.tail[0].length >= this.limit / 2) this.tailBytes -= (this.tail.shift() as Buffer).length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0].length >= this.limit / 2)
+      this.tailBytes -= (this.tail.shift() as Buffer).length;
   }
 
   get truncated(): boolean {

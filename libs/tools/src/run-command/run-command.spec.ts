@@ -16,18 +16,25 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const node = (script: string, extra: Record<string, unknown> = {}) => executeTool('run_command', { command: 'node', args: ['-e', script], ...extra }, context);
+const node = (script: string, extra: Record<string, unknown> = {}) =>
+  executeTool('run_command', { command: 'node', args: ['-e', script], ...extra }, context);
 
 describe('run_command', () => {
   it('runs in the project root and reports the exit code with stdout and stderr', async () => {
     const result = await node('console.log(process.cwd()); console.error("warned")');
-    expect(result).toEqual({ ok: true, truncated: false, output: `$ node -e "console.log(process.cwd()); console.error(\\"warned\\")"\nexit code: 0\n${root}\nwarned\n` });
+    expect(result).toEqual({
+      ok: true,
+      truncated: false,
+      output: `$ node -e "console.log(process.cwd()); console.error(\\"warned\\")"\nexit code: 0\n${root}\nwarned\n`,
+    });
     expect(progress[0]).toMatch(/^started node \(pid \d+\)$/);
     expect(progress[1]).toBe('exit code: 0');
   });
 
   it('passes arguments without a shell', async () => {
-    const result = await node('console.log(process.argv.slice(1).join("|"))', { args: ['-e', 'console.log(process.argv.slice(1).join("|"))', '$(touch pwned)', '; echo hi', '*'] });
+    const result = await node('console.log(process.argv.slice(1).join("|"))', {
+      args: ['-e', 'console.log(process.argv.slice(1).join("|"))', '$(touch pwned)', '; echo hi', '*'],
+    });
     expect(result.output).toContain('$(touch pwned)|; echo hi|*');
     expect(() => readFileSync(join(root, 'pwned'))).toThrow();
   });

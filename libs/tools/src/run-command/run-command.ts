@@ -7,8 +7,15 @@ import { CappedOutput } from './capped-output';
 const noNul = [(s: string) => !s.includes('\0'), 'must not contain a NUL byte'] as const;
 
 export const RunCommandArgs = z.strictObject({
-  command: z.string().min(1).refine(...noNul).describe('an executable from the allow-list, by name (no path, no shell syntax)'),
-  args: z.array(z.string().refine(...noNul)).default([]).describe('arguments, passed as they are: no shell expansion, quoting or pipes'),
+  command: z
+    .string()
+    .min(1)
+    .refine(...noNul)
+    .describe('an executable from the allow-list, by name (no path, no shell syntax)'),
+  args: z
+    .array(z.string().refine(...noNul))
+    .default([])
+    .describe('arguments, passed as they are: no shell expansion, quoting or pipes'),
   timeoutMs: z.number().int().min(1).max(LIMITS.commandTimeoutMs).default(LIMITS.commandDefaultTimeoutMs),
 });
 export type RunCommandArgs = z.infer<typeof RunCommandArgs>;
@@ -58,18 +65,42 @@ export async function runCommandTool(args: RunCommandArgs, context: ToolContext)
     const missing = finished.spawnError.code === 'ENOENT';
     throw new ToolFailureError({
       kind: missing ? 'COMMAND_NOT_FOUND' : 'COMMAND_FAILED',
-      problem: missing ? `'${args.command}' is allowed but not installed on this machine` : `'${args.command}' could not start: ${finished.spawnError.message}`,
+      problem: missing
+        ? `'${args.command}' is allowed but not installed on this machine`
+        : `'${args.command}' could not start: ${finished.spawnError.message}`,
       retry: 'use another allowed command that does the same job',
     });
   }
-  const status = finished.timedOut ? `killed after ${args.timeoutMs} ms (timeout)` : finished.exitCode === null ? `killed by ${finished.signal}` : `exit code: ${finished.exitCode}`;
+  const status = finished.timedOut
+    ? `killed after ${args.timeoutMs} ms (timeout)`
+    : finished.exitCode === null
+      ? `killed by ${finished.signal}`
+      : `exit code: ${finished.exitCode}`;
   context.progress(status);
   // Every result of an unsandboxed run says so, where the model, the user and the log all read it.
-  const warning = finished.sandboxed ? '' : `warning: ran WITHOUT a sandbox (${UNSAFE_OPT_OUT}=1): the command had the service's file-system rights\n`;
+  const warning = finished.sandboxed
+    ? ''
+    : `warning: ran WITHOUT a sandbox (${UNSAFE_OPT_OUT}=1): the command had the service's file-system rights\n`;
   const details = `${line}\n${warning}${status}\n${output.text()}`;
   if (finished.exitCode === 0 && !finished.timedOut) return succeeded(details, output.truncated);
   if (finished.timedOut) {
-    return failed({ kind: 'COMMAND_TIMEOUT', problem: `'${args.command}' did not finish within ${args.timeoutMs} ms and was stopped`, retry: `raise timeoutMs (up to ${LIMITS.commandTimeoutMs}) or run something narrower (one test file, one package)`, details }, output.truncated);
+    return failed(
+      {
+        kind: 'COMMAND_TIMEOUT',
+        problem: `'${args.command}' did not finish within ${args.timeoutMs} ms and was stopped`,
+        retry: `raise timeoutMs (up to ${LIMITS.commandTimeoutMs}) or run something narrower (one test file, one package)`,
+        details,
+      },
+      output.truncated,
+    );
   }
-  return failed({ kind: 'COMMAND_FAILED', problem: `'${args.command}' ${finished.exitCode === null ? `was killed by ${finished.signal}` : `exited with code ${finished.exitCode}`}`, retry: 'read the output in details, fix its cause in the code or change the arguments, then run the command again', details }, output.truncated);
+  return failed(
+    {
+      kind: 'COMMAND_FAILED',
+      problem: `'${args.command}' ${finished.exitCode === null ? `was killed by ${finished.signal}` : `exited with code ${finished.exitCode}`}`,
+      retry: 'read the output in details, fix its cause in the code or change the arguments, then run the command again',
+      details,
+    },
+    output.truncated,
+  );
 }

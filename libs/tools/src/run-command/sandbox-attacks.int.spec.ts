@@ -16,7 +16,11 @@ import { executeTool } from '../registry';
 // tools would make the two libs a dependency cycle.
 
 const tag = randomBytes(6).toString('hex');
-const secrets = { OPENAI_API_KEY: `sk-test-${tag}-do-not-leak`, NATS_URL: `nats://nats-${tag}.internal:4222`, STAGECRAFT_STORE: `sqlite:/data/${tag}.db` };
+const secrets = {
+  OPENAI_API_KEY: `sk-test-${tag}-do-not-leak`,
+  NATS_URL: `nats://nats-${tag}.internal:4222`,
+  STAGECRAFT_STORE: `sqlite:/data/${tag}.db`,
+};
 const tally = { attacks: 0, escapes: 0, leaks: 0 };
 let saved: Record<string, string | undefined>;
 
@@ -30,17 +34,22 @@ const node = (script: string, extra: Partial<ToolContext> = {}) => run('node', [
 
 /** One attack: it must end without touching the host (`escaped`) and without seeing a secret (`leaked`). */
 function attack(name: string, perform: () => Promise<{ escaped?: boolean; leaked?: boolean; evidence: string }>, timeout?: number) {
-  it(name, async () => {
-    const { escaped = false, leaked = false, evidence } = await perform();
-    tally.attacks += 1;
-    if (escaped) tally.escapes += 1;
-    if (leaked) tally.leaks += 1;
-    expect({ escaped, leaked, evidence }).toEqual({ escaped: false, leaked: false, evidence });
-  }, timeout);
+  it(
+    name,
+    async () => {
+      const { escaped = false, leaked = false, evidence } = await perform();
+      tally.attacks += 1;
+      if (escaped) tally.escapes += 1;
+      if (leaked) tally.leaks += 1;
+      expect({ escaped, leaked, evidence }).toEqual({ escaped: false, leaked: false, evidence });
+    },
+    timeout,
+  );
 }
 
 /** A secret's value, or any of the service's variables by name (`NAME=` in environ, `"NAME":` in JSON). */
-const leaksIn = (text: string) => Object.values(secrets).some((value) => text.includes(value)) || /(OPENAI|NATS|STAGECRAFT)_\w*("?:|=)/.test(text);
+const leaksIn = (text: string) =>
+  Object.values(secrets).some((value) => text.includes(value)) || /(OPENAI|NATS|STAGECRAFT)_\w*("?:|=)/.test(text);
 
 beforeAll(() => {
   saved = Object.fromEntries(Object.keys(secrets).map((name) => [name, process.env[name]]));
@@ -81,12 +90,16 @@ describe('the command sandbox', () => {
   });
 
   attack('node reads /etc/passwd and /etc/shadow', async () => {
-    const result = await node('for (const f of ["/etc/passwd", "/etc/shadow"]) { try { console.log(require("fs").readFileSync(f, "utf8")) } catch (e) { console.log(e.code) } }');
+    const result = await node(
+      'for (const f of ["/etc/passwd", "/etc/shadow"]) { try { console.log(require("fs").readFileSync(f, "utf8")) } catch (e) { console.log(e.code) } }',
+    );
     return { escaped: !/ENOENT\nENOENT/.test(result.output), evidence: result.output };
   });
 
   attack("node lists the service user's home", async () => {
-    const result = await node(`try { console.log(JSON.stringify(require("fs").readdirSync(${JSON.stringify(homedir())}))) } catch (e) { console.log(e.code) }`);
+    const result = await node(
+      `try { console.log(JSON.stringify(require("fs").readdirSync(${JSON.stringify(homedir())}))) } catch (e) { console.log(e.code) }`,
+    );
     // Only the path down to the service's own Node (bound read-only so `node` runs) may show.
     const allowed = new Set(process.execPath.split('/'));
     const hostEntries = readdirSync(homedir()).filter((name) => !allowed.has(name));
@@ -95,13 +108,17 @@ describe('the command sandbox', () => {
 
   attack('node reads the repository outside the root', async () => {
     const targets = [join(parent, 'secret.txt'), join(process.cwd(), 'package.json'), '../secret.txt'];
-    const result = await node(`for (const f of ${JSON.stringify(targets)}) { try { console.log(require("fs").readFileSync(f, "utf8")) } catch (e) { console.log(e.code) } }`);
+    const result = await node(
+      `for (const f of ${JSON.stringify(targets)}) { try { console.log(require("fs").readFileSync(f, "utf8")) } catch (e) { console.log(e.code) } }`,
+    );
     return { escaped: result.output.includes(`secret-${tag}`) || result.output.includes('"workspaces"'), evidence: result.output };
   });
 
   attack('node writes ../outside/f and /tmp/f', async () => {
     const hostTmp = join(tmpdir(), `stagecraft-escape-${tag}`);
-    const result = await node(`const fs = require("fs"); for (const f of ["../outside/f", ${JSON.stringify(hostTmp)}]) { try { fs.writeFileSync(f, "x"); console.log("wrote", f) } catch (e) { console.log(e.code) } }`);
+    const result = await node(
+      `const fs = require("fs"); for (const f of ["../outside/f", ${JSON.stringify(hostTmp)}]) { try { fs.writeFileSync(f, "x"); console.log("wrote", f) } catch (e) { console.log(e.code) } }`,
+    );
     const escaped = outsideFiles().length > 0 || existsSync(hostTmp);
     rmSync(hostTmp, { force: true });
     return { escaped, evidence: result.output };
@@ -175,11 +192,13 @@ except OSError as e:
     return { escaped: after !== before, evidence: `beat was ${before} bytes when the call returned, ${after} bytes 500 ms later` };
   });
 
-  attack('a fork bomb', async () => {
-    // Bounded by construction (at most 2^9 processes) so that it cannot take the machine down even
-    // where no process limit applies; the sandbox's limit (64 here) should stop it far earlier.
-    const marker = `stagecraft-bomb-${tag}`;
-    const script = `import os, sys, time
+  attack(
+    'a fork bomb',
+    async () => {
+      // Bounded by construction (at most 2^9 processes) so that it cannot take the machine down even
+      // where no process limit applies; the sandbox's limit (64 here) should stop it far earlier.
+      const marker = `stagecraft-bomb-${tag}`;
+      const script = `import os, sys, time
 for _ in range(9):
     try:
         os.fork()
@@ -187,23 +206,29 @@ for _ in range(9):
         print("fork refused:", e.strerror, flush=True)
         break
 time.sleep(60)`;
-    const limited: SandboxOptions = { ...DEFAULT_SANDBOX_OPTIONS, limits: { ...DEFAULT_SANDBOX_OPTIONS.limits, processes: 64 } };
-    const started = Date.now();
-    const result = await run('python3', ['-c', script, marker], { sandbox: limited }, 2_000);
-    const took = Date.now() - started;
-    const left = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && (() => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    })());
-    expect(result.output).toContain('COMMAND_TIMEOUT');
-    expect(took).toBeLessThan(2_000 + 2_000 + 1_500);
-    const status = await probeSandbox(DEFAULT_SANDBOX_OPTIONS);
-    if (status.available && status.processLimit !== 'none') expect(result.output).toContain('fork refused');
-    return { escaped: left.length > 0, evidence: `${left.length} bomb processes left after ${took} ms; ${result.output.slice(0, 300)}` };
-  }, 15_000);
+      const limited: SandboxOptions = { ...DEFAULT_SANDBOX_OPTIONS, limits: { ...DEFAULT_SANDBOX_OPTIONS.limits, processes: 64 } };
+      const started = Date.now();
+      const result = await run('python3', ['-c', script, marker], { sandbox: limited }, 2_000);
+      const took = Date.now() - started;
+      const left = readdirSync('/proc').filter(
+        (pid) =>
+          /^\d+$/.test(pid) &&
+          (() => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+            } catch {
+              return false;
+            }
+          })(),
+      );
+      expect(result.output).toContain('COMMAND_TIMEOUT');
+      expect(took).toBeLessThan(2_000 + 2_000 + 1_500);
+      const status = await probeSandbox(DEFAULT_SANDBOX_OPTIONS);
+      if (status.available && status.processLimit !== 'none') expect(result.output).toContain('fork refused');
+      return { escaped: left.length > 0, evidence: `${left.length} bomb processes left after ${took} ms; ${result.output.slice(0, 300)}` };
+    },
+    15_000,
+  );
 
   attack('a flood of output', async () => {
     const result = await node('const line = "x".repeat(1023) + "\\n"; for (let i = 0; i < 20 * 1024; i++) process.stdout.write(line)');
@@ -220,7 +245,9 @@ time.sleep(60)`;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const result = await node(`require("net").connect(${port}, "127.0.0.1").on("data", (d) => console.log("got", String(d))).on("error", (e) => console.log(e.code))`);
+      const result = await node(
+        `require("net").connect(${port}, "127.0.0.1").on("data", (d) => console.log("got", String(d))).on("error", (e) => console.log(e.code))`,
+      );
       expect(result.output).toMatch(/ECONNREFUSED|ENETUNREACH/);
       return { escaped: connections > 0 || result.output.includes('hello from the host'), evidence: result.output };
     } finally {
@@ -250,16 +277,22 @@ describe('without a working sandbox', () => {
     const progress: string[] = [];
     const result = await node('require("fs").writeFileSync("ran", "")', { sandbox: broken, progress: (m) => progress.push(m) });
     expect(result.ok).toBe(false);
-    expect(result.output).toMatch(/^tool_error: SANDBOX_UNAVAILABLE\nproblem: run_command is disabled on this deployment: no working command sandbox: \/nonexistent\/stagecraft\/bwrap does not exist/);
+    expect(result.output).toMatch(
+      /^tool_error: SANDBOX_UNAVAILABLE\nproblem: run_command is disabled on this deployment: no working command sandbox: \/nonexistent\/stagecraft\/bwrap does not exist/,
+    );
     expect(result.output).toMatch(/retry: .*install bubblewrap.*user namespaces/);
     expect(existsSync(join(root, 'ran'))).toBe(false);
     expect(progress).toEqual([]);
   });
 
   it("runs directly under the operator's opt-out, says so, and still passes no secrets", async () => {
-    const result = await node('console.log(process.cwd()); console.log(JSON.stringify(process.env))', { sandbox: { ...broken, unsafeWithoutSandbox: true } });
+    const result = await node('console.log(process.cwd()); console.log(JSON.stringify(process.env))', {
+      sandbox: { ...broken, unsafeWithoutSandbox: true },
+    });
     expect(result.ok).toBe(true);
-    expect(result.output).toContain("warning: ran WITHOUT a sandbox (STAGECRAFT_UNSAFE_RUN_COMMAND_WITHOUT_SANDBOX=1): the command had the service's file-system rights\nexit code: 0\n");
+    expect(result.output).toContain(
+      "warning: ran WITHOUT a sandbox (STAGECRAFT_UNSAFE_RUN_COMMAND_WITHOUT_SANDBOX=1): the command had the service's file-system rights\nexit code: 0\n",
+    );
     expect(result.output).toContain(`\n${root}\n`);
     const env = JSON.parse(result.output.split('\n').find((line) => line.startsWith('{')) ?? '{}') as Record<string, string>;
     expect(leaksIn(JSON.stringify(env))).toBe(false);

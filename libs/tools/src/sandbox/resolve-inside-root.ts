@@ -3,7 +3,9 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } fr
 import { StagecraftError } from '@stagecraft/contracts';
 
 const forbidden = (requested: string, reason: string) =>
-  new StagecraftError('FORBIDDEN_PATH', `path '${requested.replace(/\0/g, '\\0')}' is not allowed: ${reason}`, [{ path: ['path'], message: reason }]);
+  new StagecraftError('FORBIDDEN_PATH', `path '${requested.replace(/\0/g, '\\0')}' is not allowed: ${reason}`, [
+    { path: ['path'], message: reason },
+  ]);
 
 /** True when `candidate` is `root` itself or lies below it; both must already be absolute and normalised. */
 export function isInside(root: string, candidate: string): boolean {

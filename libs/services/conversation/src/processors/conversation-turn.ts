@@ -31,7 +31,14 @@ export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent 
   const turn: EventOf<'MessageAppended'>[] = [
     {
       type: 'MessageAppended',
-      data: { messageId: runIds.turnUser(runId), role: 'user', content: userInput, instructions: [], intermediate: false, kind: 'user_input' },
+      data: {
+        messageId: runIds.turnUser(runId),
+        role: 'user',
+        content: userInput,
+        instructions: [],
+        intermediate: false,
+        kind: 'user_input',
+      },
       metadata,
     },
     {
@@ -69,7 +76,12 @@ export async function rememberTurn(
   for (;;) {
     // Read whole, not through the family: the expected revision must count every event in the stream.
     const held = await store.readStream(stream);
-    if (held.some((e) => e.id === turn[0].id || (e.type === 'MessageAppended' && (e.data as { messageId?: unknown }).messageId === userMessageId))) return 'present';
+    if (
+      held.some(
+        (e) => e.id === turn[0].id || (e.type === 'MessageAppended' && (e.data as { messageId?: unknown }).messageId === userMessageId),
+      )
+    )
+      return 'present';
     try {
       // `stored` also when the store recognised these ids as a retry of its own: still one turn.
       await store.appendToStream(stream, turn, { expectedRevision: held.length > 0 ? held[held.length - 1].revision : 'no_stream' });
