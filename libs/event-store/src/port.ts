@@ -47,7 +47,10 @@ export interface SubscribeToAllOptions {
   filter?: (event: RecordedEvent) => boolean;
 }
 
-/** Catch-up then live, in global order, each event once; iterate it once. */
+/**
+ * Catch-up then live, in global order, each event once; iterate it once. An event this process has
+ * just appended may be handed over as the appended object itself: subscribers treat events as read-only.
+ */
 export interface EventSubscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }

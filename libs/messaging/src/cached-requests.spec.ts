@@ -57,6 +57,16 @@ describe('cachedRequests', () => {
     await owner.bus.close();
   });
 
+  it('hands every caller the one remembered reply when told the callers never change it', async () => {
+    const owner = policyOwner();
+    const shared = cachedRequests(owner.requester, 'policy.decide', { shareReplies: true });
+    const first = await shared.request('policy.decide', request);
+    const second = await shared.request('policy.decide', request);
+    expect(second).toBe(first);
+    expect(owner.asked).toHaveLength(1);
+    await owner.bus.close();
+  });
+
   it('shares one request in flight between concurrent callers', async () => {
     const owner = policyOwner();
     const cached = owner.cached();

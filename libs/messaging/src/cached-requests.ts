@@ -9,6 +9,11 @@ export interface CachedRequestsOptions {
   ttlMs?: number;
   /** A monotonic clock in milliseconds; `performance.now` unless a test brings its own. */
   now?: () => number;
+  /**
+   * Hand every caller the one remembered reply instead of a copy (default false). Only for callers
+   * that never change a reply, such as the run decider: the copy costs more than the cached request.
+   */
+  shareReplies?: boolean;
 }
 
 interface Entry {
@@ -25,10 +30,10 @@ interface Entry {
  *
  * The key is the request as its schema parses it (defaults filled, keys in schema order), so
  * `{ stage, userMode }` and `{ userMode, stage, delegation: <the default> }` are one entry. Each
- * caller gets its own copy of the reply, as over the wire: no caller can change another's answer.
+ * caller gets its own copy of the reply, as over the wire, unless `shareReplies` says it never changes one.
  */
 export function cachedRequests(requester: Requester, subject: RequestSubject, options: CachedRequestsOptions = {}): Requester {
-  const { maxEntries = 128, ttlMs = 60_000, now = () => performance.now() } = options;
+  const { maxEntries = 128, ttlMs = 60_000, now = () => performance.now(), shareReplies = false } = options;
   const entries = new Map<string, Entry>();
 
   const keyOf = (data: unknown): string | null => {
@@ -66,7 +71,8 @@ export function cachedRequests(requester: Requester, subject: RequestSubject, op
       } else {
         reply = remember(key, () => requester.request(s, data, requestOptions));
       }
-      return structuredClone(await reply) as ReplyOf<typeof s>;
+      const answer = (await reply) as ReplyOf<typeof s>;
+      return shareReplies ? answer : structuredClone(answer);
     },
   };
 }

@@ -35,6 +35,8 @@ export interface RunBenchOptions {
   warmupRuns?: number;
   /** Also measure the six services as six OS processes (needs the apps built). */
   separateProcesses?: boolean;
+  /** Measure only the deployments whose name contains this (for profiling one row); empty: all. */
+  only?: string;
 }
 
 export interface DeploymentResult {
@@ -427,7 +429,7 @@ function distributedRatio(print: (line: string) => void, results: DeploymentResu
  * stages. Embedded, over NATS with all services in one process, and as six processes.
  */
 export async function runRunBench(print: (line: string) => void, options: RunBenchOptions = {}): Promise<DeploymentResult[]> {
-  const settings: Required<RunBenchOptions> = { runs: 200, warmupRuns: 20, separateProcesses: true, ...options };
+  const settings: Required<RunBenchOptions> = { runs: 200, warmupRuns: 20, separateProcesses: true, only: '', ...options };
   const server = await startModelProcess();
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-bench-'));
   const project = join(dir, 'project');
@@ -444,6 +446,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
   let nats: NatsServerHandle | undefined;
   const measureOn = async (open: () => Promise<Deployment>) => {
     const d = await open();
+    if (settings.only && !d.name.includes(settings.only)) return d.close();
     try {
       const result = await measure(d, project, settings);
       results.push(result);

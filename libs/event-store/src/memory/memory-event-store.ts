@@ -1,4 +1,5 @@
 import { ChangeSignal } from '../shared/change-signal';
+import { RecentAppends } from '../shared/recent-appends';
 import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
 import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
@@ -27,6 +28,7 @@ export function createMemoryEventStore(): EventStore {
   const log: StoredEvent[] = [];
   const streams = new Map<string, StoredStream>();
   const changes = new ChangeSignal();
+  const recent = new RecentAppends();
   const subscriptions = new Set<EventSubscription>();
 
   const toRecorded = (e: StoredEvent): RecordedEvent => ({
@@ -97,6 +99,7 @@ export function createMemoryEventStore(): EventStore {
         log.push(e);
       }
       streams.set(stream, existing);
+      recent.add(stream, events, { position: stored[0].position, revision: stored[0].revision, recordedAt });
       changes.notify();
       const last = stored[stored.length - 1];
       return { nextExpectedRevision: last.revision, position: last.position };
@@ -118,8 +121,10 @@ export function createMemoryEventStore(): EventStore {
     },
 
     subscribeToAll(options) {
-      const subscription = createPollingSubscription({ readAll: store.readAll, changes }, options, () =>
-        subscriptions.delete(subscription),
+      const subscription = createPollingSubscription(
+        { readAll: store.readAll, changes, recent: (from, maxCount) => recent.after(from, BigInt(log.length), maxCount) },
+        options,
+        () => subscriptions.delete(subscription),
       );
       subscriptions.add(subscription);
       return subscription;

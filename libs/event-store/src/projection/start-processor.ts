@@ -27,11 +27,11 @@ export interface ProcessorOptions {
   /** Handled events between two checkpoint saves (default 100). */
   batchSize?: number;
   /**
-   * How long the log must stay quiet before the checkpoint is saved (default 250 ms). A save is a
-   * write of its own: saving after every commit would double a run's writes, and a checkpoint that
-   * is behind only costs repeats (which every effect here tolerates) after a crash.
+   * How long after an event its checkpoint is saved at the latest (default 250 ms). A save is a write
+   * of its own: saving after every commit would double a run's writes, and a checkpoint that is
+   * behind only costs repeats (which every effect here tolerates) after a crash.
    */
-  idleSaveMs?: number;
+  saveWithinMs?: number;
   /** Backoff of a failing `handle` or subscription: doubles from `initialMs` (100) up to `maxMs` (30 000). */
   retry?: { initialMs?: number; maxMs?: number };
   onError?: (failure: ProcessorFailure) => void;
@@ -68,7 +68,7 @@ export async function startProcessor(
   options: ProcessorOptions = {},
 ): Promise<RunningProcessor> {
   const batchSize = Math.max(1, options.batchSize ?? 100);
-  const idleSaveMs = Math.max(0, options.idleSaveMs ?? 250);
+  const saveWithinMs = Math.max(0, options.saveWithinMs ?? 250);
   const backoff = (attempt: number) => Math.min(options.retry?.maxMs ?? 30_000, (options.retry?.initialMs ?? 100) * 2 ** (attempt - 1));
   const selects = selector(processor.handles);
   const saved = await checkpoints.load<unknown>(processor.name);
@@ -77,6 +77,7 @@ export async function startProcessor(
   let unsavedHandled = 0;
   let unsavedSeen = 0;
   let checkpointFailures = 0;
+  let caughtUpOnce = false;
   let stopping = false;
   let finished = false;
   let subscription: EventSubscription | undefined;
@@ -96,7 +97,26 @@ export async function startProcessor(
     });
   }
 
+  let saving: Promise<void> | null = null;
+  let saveTimer: NodeJS.Timeout | undefined;
+
+  /** One save at a time; a save asked for during another waits for it and saves what it missed. */
   async function save(): Promise<void> {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    while (saving) await saving;
+    saving = saveNow().finally(() => (saving = null));
+    await saving;
+  }
+
+  function saveSoon(): void {
+    if (saveTimer || stopping) return;
+    saveTimer = setTimeout(() => void save(), saveWithinMs);
+    // A save still due never keeps a process alive: stopping saves, and a crash only costs repeats.
+    saveTimer.unref();
+  }
+
+  async function saveNow(): Promise<void> {
     if (position === savedPosition) return;
     try {
       await checkpoints.save(processor.name, position, null);
@@ -140,9 +160,10 @@ export async function startProcessor(
     const events = current[Symbol.asyncIterator]();
     let next = events.next();
     for (;;) {
-      if (await nothingReady(next)) {
+      // Until the first time nothing is waiting, the runner is catching up; after that, nobody asks.
+      if (!caughtUpOnce && (await nothingReady(next))) {
+        caughtUpOnce = true;
         markCaughtUp();
-        if (unsavedHandled > 0 && !(await arrivesWithin(next, idleSaveMs))) await save();
       }
       const result = await next;
       if (result.done || stopping) return;
@@ -154,6 +175,7 @@ export async function startProcessor(
       next = events.next();
       // Events it passes over also move the checkpoint now and then, so a restart does not rescan a long tail.
       if (unsavedHandled >= batchSize || unsavedSeen >= batchSize * 10) await save();
+      else saveSoon();
     }
   }
 
@@ -209,19 +231,6 @@ function selector(handles: Processor['handles']): (event: RecordedEvent) => bool
   if (typeof handles === 'function') return handles;
   const types = new Set(handles);
   return (event) => types.has(event.type);
-}
-
-/** True when `next` settles within `ms`. */
-async function arrivesWithin(next: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const quiet = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([next.then(() => true), quiet]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** True when `next` is still pending after everything already queued has run. */

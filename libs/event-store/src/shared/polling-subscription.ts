@@ -8,6 +8,8 @@ export interface PollingSource {
   /** Re-reads this often even without a local change: how appends by other processes are seen. */
   pollMs?: number;
   pageSize?: number;
+  /** Reads served from what this process just appended, when they can be (`null`: read as usual). */
+  recent?: (from: Position | 'start', maxCount: number) => RecordedEvent[] | null;
 }
 
 /**
@@ -28,7 +30,7 @@ export function createPollingSubscription(
     let after: Position | 'start' = options.fromPosition;
     while (!closed) {
       const seen = source.changes.version;
-      const page = await source.readAll({ fromPosition: after, maxCount: pageSize });
+      const page = source.recent?.(after, pageSize) ?? (await source.readAll({ fromPosition: after, maxCount: pageSize }));
       for (const event of page) {
         if (closed) return;
         after = event.position;

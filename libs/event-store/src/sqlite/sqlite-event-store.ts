@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ChangeSignal } from '../shared/change-signal';
+import { RecentAppends } from '../shared/recent-appends';
 import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
 import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
@@ -11,7 +12,7 @@ import { startWalCheckpointer } from './wal-checkpointer';
 import { prepareStatements, type EventRow, type Statements } from './statements';
 import { createSqliteCheckpointStore } from './sqlite-checkpoints';
 import { SQLITE_CONSTRAINT_UNIQUE, sqliteErrorCode, toAppendError } from './sqlite-errors';
-import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, RecordedEvent } from '../port';
+import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, Position, RecordedEvent } from '../port';
 
 export interface SqliteEventStoreOptions {
   /** A file path, or `:memory:` for a private database (live subscriptions then see only this connection). */
@@ -53,6 +54,13 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const changes = new ChangeSignal();
   const subscriptions = new Set<EventSubscription>();
   const pollMs = options.pollIntervalMs ?? 25;
+  const recent = new RecentAppends();
+  const headPosition = db.prepare('SELECT max(position) FROM events');
+  headPosition.setReturnArrays(true);
+  const recentAfter = (from: Position | 'start', maxCount: number) => {
+    const [head] = headPosition.get() as unknown as [number | null];
+    return head === null ? null : recent.after(from, BigInt(head), maxCount);
+  };
 
   const store: EventStore = {
     kind: 'sqlite',
@@ -63,7 +71,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       validateAppend(stream, events, expected);
       // Serialise before taking the write lock: a bad payload fails without holding anyone up.
       const rows = events.map((e) => [e.id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? null)] as const);
-      let result: AppendResult;
+      let result: ReturnType<typeof appendLocked>;
       try {
         sql.begin.run();
       } catch (error) {
@@ -76,8 +84,13 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         rollback(sql);
         throw toAppendError(error, stream);
       }
+      const { nextExpectedRevision, position, recordedAt } = result;
+      if (recordedAt) {
+        const last = BigInt(events.length) - 1n;
+        recent.add(stream, events, { position: position - last, revision: nextExpectedRevision - last, recordedAt });
+      }
       if (events.length > 0) changes.notify();
-      return result;
+      return { nextExpectedRevision, position };
     },
 
     async readStream(stream, readOptions) {
@@ -95,8 +108,10 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     },
 
     subscribeToAll(subscribeOptions) {
-      const subscription = createPollingSubscription({ readAll: store.readAll, changes, pollMs }, subscribeOptions, () =>
-        subscriptions.delete(subscription),
+      const subscription = createPollingSubscription(
+        { readAll: store.readAll, changes, pollMs, recent: recentAfter },
+        subscribeOptions,
+        () => subscriptions.delete(subscription),
       );
       subscriptions.add(subscription);
       return subscription;
@@ -125,7 +140,14 @@ function rollback(sql: Statements): void {
 
 type Row = readonly [id: string, type: string, data: string, metadata: string];
 
-function appendLocked(sql: Statements, stream: string, events: NewEvent[], rows: readonly Row[], expected: ExpectedRevision): AppendResult {
+/** `recordedAt` is set when this call stored the batch (not for a retry that returns the original result). */
+function appendLocked(
+  sql: Statements,
+  stream: string,
+  events: NewEvent[],
+  rows: readonly Row[],
+  expected: ExpectedRevision,
+): AppendResult & { recordedAt?: string } {
   const head = sql.head.get(stream) as { revision: number; position: number } | undefined;
   const current = head ? BigInt(head.revision) : -1n;
   if (events.length > 0) {
@@ -150,7 +172,7 @@ function appendLocked(sql: Statements, stream: string, events: NewEvent[], rows:
       reason: 'an event id of this batch is already in the stream',
     });
   }
-  return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
+  return { nextExpectedRevision: BigInt(revision), position: BigInt(position), recordedAt };
 }
 
 /** A batch whose first id is already in the stream is a retry: same ids in the same order return the original result. */

@@ -101,7 +101,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
           store,
           gateway,
           // The stage table is a pure function of its request: asked once per minute, not once per run.
-          requester: cachedRequests(shell.requester, 'policy.table'),
+          requester: cachedRequests(shell.requester, 'policy.table', { shareReplies: true }),
           bus: shell.bus,
           prefix: shell.prefix,
           clock: shell.clock,

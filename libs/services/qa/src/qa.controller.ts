@@ -21,7 +21,7 @@ export class QaController {
     @Inject(LOGGER) logger: Logger,
   ) {
     // The qa_review policy depends only on the request's switches: asked once per minute, not per review.
-    this.ports = { requester: cachedRequests(requester, 'policy.decide'), gateway, newId, logger };
+    this.ports = { requester: cachedRequests(requester, 'policy.decide', { shareReplies: true }), gateway, newId, logger };
   }
 
   @Handles('qa.review')
