@@ -1,3 +1,4 @@
+import { CONTEXT_ID_PATTERN } from '@stagecraft/contracts';
 import { parseContextId } from './context-id';
 
 /** The last sequence handed out, per workflow run and agent type. Plain data, so it can be stored and rebuilt. */
@@ -17,7 +18,11 @@ export function nextSequence(state: SequenceState, workflowRunId: string, agentT
 
 /** Folds context ids already issued (read back from a run's events) into the state, so numbering resumes without reuse. */
 export function observeContextId(state: SequenceState, contextId: string): SequenceState {
-  const { workflowRunId, agentType, sequence } = parseContextId(contextId);
+  // Folding reads back ids this code wrote: the pattern alone is enough, and the full check only says why one is not.
+  const match = CONTEXT_ID_PATTERN.exec(contextId);
+  const { workflowRunId, agentType, sequence } = match
+    ? { workflowRunId: match[1], agentType: match[2], sequence: Number(match[3]) }
+    : parseContextId(contextId);
   if (sequence <= lastSequence(state, workflowRunId, agentType)) return state;
   return { ...state, [workflowRunId]: { ...state[workflowRunId], [agentType]: sequence } };
 }

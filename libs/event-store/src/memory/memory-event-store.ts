@@ -122,7 +122,7 @@ export function createMemoryEventStore(): EventStore {
 
     subscribeToAll(options) {
       const subscription = createPollingSubscription(
-        { readAll: store.readAll, changes, recent: (from, maxCount) => recent.after(from, BigInt(log.length), maxCount) },
+        { readAll: store.readAll, changes, recent: (from, maxCount) => recent.after(from, maxCount) },
         options,
         () => subscriptions.delete(subscription),
       );

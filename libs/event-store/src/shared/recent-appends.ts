@@ -3,8 +3,7 @@ import type { NewEvent, Position, RecordedEvent } from '../port';
 /**
  * The events this process appended last, as recorded, so that a live subscription in the same
  * process reads them without a query or a parse: in a run, every commit is read back at once by the
- * log processors. It answers only when it holds every event from the asked position up to the log's
- * head (appends by other processes leave a gap, and then the adapter reads as usual).
+ * log processors.
  *
  * The events it hands out share their `data` and `metadata` with the appender and with each other:
  * a reader must treat them as read-only, as every projection and processor does. Neither a copy
@@ -36,14 +35,16 @@ export class RecentAppends {
     if (this.events.length > this.capacity) this.events = this.events.slice(-Math.floor(this.capacity / 2));
   }
 
-  /** Up to `maxCount` events after `from`, or `null` unless this holds all of them up to `head`. */
-  after(from: Position | 'start', head: Position, maxCount: number): RecordedEvent[] | null {
+  /**
+   * Up to `maxCount` events right after `from`, or `null` when this does not hold the next one. Only a
+   * contiguous run of positions is kept (an append by another process in between starts it afresh),
+   * so an answer never skips an event; an empty answer is never given, so a reader that has taken
+   * everything here reads the log itself next, and finds what other processes appended after it.
+   */
+  after(from: Position | 'start', maxCount: number): RecordedEvent[] | null {
     const first = this.events[0];
-    const last = this.events.at(-1);
-    if (!first || !last || last.position !== head) return null;
-    const start = from === 'start' ? 0n : from;
-    if (start < first.position - 1n) return null;
-    const index = Number(start - first.position + 1n);
-    return this.events.slice(index, index + maxCount);
+    if (!first) return null;
+    const index = Number((from === 'start' ? 0n : from) - first.position + 1n);
+    return index >= 0 && index < this.events.length ? this.events.slice(index, index + maxCount) : null;
   }
 }

@@ -55,12 +55,6 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const subscriptions = new Set<EventSubscription>();
   const pollMs = options.pollIntervalMs ?? 25;
   const recent = new RecentAppends();
-  const headPosition = db.prepare('SELECT max(position) FROM events');
-  headPosition.setReturnArrays(true);
-  const recentAfter = (from: Position | 'start', maxCount: number) => {
-    const [head] = headPosition.get() as unknown as [number | null];
-    return head === null ? null : recent.after(from, BigInt(head), maxCount);
-  };
 
   const store: EventStore = {
     kind: 'sqlite',
@@ -109,7 +103,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     subscribeToAll(subscribeOptions) {
       const subscription = createPollingSubscription(
-        { readAll: store.readAll, changes, pollMs, recent: recentAfter },
+        { readAll: store.readAll, changes, pollMs, recent: (from, maxCount) => recent.after(from, maxCount) },
         subscribeOptions,
         () => subscriptions.delete(subscription),
       );
