@@ -60,7 +60,7 @@ export interface DeploymentResult {
 }
 
 const TARGET_MS: Record<string, number> = { embedded: 0.3, nats: 2 };
-/** The two rows the issue compares: the shipped embedded deployment and the fully distributed one. */
+/** The two rows the distribution target compares: the shipped embedded deployment and the fully distributed one. */
 const EMBEDDED_OVER_HTTP = 'embedded (inproc, sqlite), scripted model over HTTP';
 const SIX_PROCESSES = 'nats, six OS processes';
 
@@ -409,7 +409,7 @@ function roundTripsLine(roundTrips: Record<string, number> | null): string {
   return `${perRun(total)} (${bySubject.map(([subject, count]) => `${subject} ${perRun(count)}`).join(', ')})`;
 }
 
-/** The issue's yardstick: what distribution costs on top of the shipped embedded deployment, at most 2×. */
+/** What distribution costs on top of the shipped embedded deployment: the target is at most 2×. */
 function distributedRatio(print: (line: string) => void, results: DeploymentResult[]): void {
   const embeddedRow = results.find((r) => r.deployment === EMBEDDED_OVER_HTTP);
   const distributedRow = results.find((r) => r.deployment === SIX_PROCESSES);
