@@ -6,7 +6,7 @@ import { StagePolicy } from '../policy';
 import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { EventUnion, eventFamily } from './family';
-import { MessageAppended, Sha256, ToolCall } from './shared';
+import { MessageAppended, Sha256, ToolCall, ToolCallOutcome } from './shared';
 
 /** `run-<runId>`: everything one run did, written by the conversation service alone. */
 export const runEventSchemas = {
@@ -70,14 +70,7 @@ export const runEventSchemas = {
     modelCallId: z.string().optional(),
   }),
   /** The call's result came back to the run. */
-  ToolCallCompleted: z.object({
-    callId: Id,
-    tool: ToolName,
-    ok: z.boolean(),
-    output: z.string(),
-    truncated: z.boolean(),
-    durationMs: z.number().min(0),
-  }),
+  ToolCallCompleted: ToolCallOutcome,
   /** The call was refused, by the run (an unknown tool, bad arguments) or by the tool service. */
   ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
   MessageAppended,

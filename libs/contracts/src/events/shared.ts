@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Stage } from '../common';
+import { Id, Stage, ToolName } from '../common';
 import { Instruction } from '../instructions';
 
 /** Schemas that more than one stream family uses. */
@@ -20,4 +20,14 @@ export const MessageAppended = z.object({
   stage: Stage.optional(),
   toolCalls: z.array(ToolCall).optional(),
   toolCallId: z.string().optional(),
+});
+
+/** What a finished tool call produced: the run keeps it as `ToolCallCompleted`, the tool service as `ToolExecutionFinished`. */
+export const ToolCallOutcome = z.object({
+  callId: Id,
+  tool: ToolName,
+  ok: z.boolean(),
+  output: z.string(),
+  truncated: z.boolean(),
+  durationMs: z.number().min(0),
 });

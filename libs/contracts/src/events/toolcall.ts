@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Id, IsoTimestamp, Stage, ToolName } from '../common';
 import { ErrorCode } from '../errors';
 import { EventUnion, eventFamily } from './family';
-import { Sha256 } from './shared';
+import { Sha256, ToolCallOutcome } from './shared';
 
 /**
  * Digest of everything else the call id is bound to (run, project root, mode, reasoning switch,
@@ -22,13 +22,7 @@ export const toolCallEventSchemas = {
     /** When the tool service gives up on the call: past it, an unsettled call was interrupted. */
     deadline: IsoTimestamp.optional(),
   }),
-  ToolExecutionFinished: z.object({
-    callId: Id,
-    tool: ToolName,
-    ok: z.boolean(),
-    output: z.string(),
-    truncated: z.boolean(),
-    durationMs: z.number().min(0),
+  ToolExecutionFinished: ToolCallOutcome.extend({
     /** The tool service stopped during the call: its effect, if any, is unknown, and the call is not run again. */
     interrupted: z.boolean().optional(),
   }),
