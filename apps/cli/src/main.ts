@@ -7,7 +7,7 @@ import { startHost } from '@stagecraft/service-shell';
 import { ChatFlags, chat } from './commands/chat';
 import { checkHealth, formatHealth } from './commands/health';
 import { replay } from './commands/replay';
-import { showRun } from './commands/runs';
+import { replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
 
@@ -106,6 +106,14 @@ runs
   .action(async (runId: string, flags: { store?: string; json?: boolean }) => {
     const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json));
     process.exitCode = found ? 0 : 1;
+  });
+runs
+  .command('replay')
+  .description('decide a stored run again from its own log (no model, tool or reviewer) and compare')
+  .argument('<runId>')
+  .addOption(storeOption())
+  .action(async (runId: string, flags: { store?: string }) => {
+    process.exitCode = (await replayStoredRun(runId, cliConfig(flags).store)) ? 0 : 1;
   });
 
 program

@@ -8,6 +8,7 @@ import { modelMessages, requestViolations } from './invariants';
 import { DEFAULT_RUN_LIMITS, RunLimits } from './limits';
 import { RunStep, nextStep } from './next-step';
 import { PendingEvent } from './pending-event';
+import { replayRun } from './replay';
 import { RunState } from './state';
 
 /**
@@ -357,6 +358,19 @@ describe('the run decider over whole random runs', () => {
       { numRuns: 150 },
     );
   });
+
+  it.each(SWITCHES)(
+    'replays every run from its own log: the same events, decided again (%s, reasoning %s)',
+    (userMode, reasoningEnabled) => {
+      fc.assert(
+        fc.property(limitsArb, fc.gen(), (limits, g) => {
+          const { log } = driveRun(userMode, reasoningEnabled, limits, g);
+          expect(replayRun(log, limits)).toMatchObject({ identical: true, events: log.length });
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
 
   // The worst model for termination says the same thing whatever it is told.
   it.each(SWITCHES)('ends even when the model repeats one answer forever (%s, reasoning %s)', (userMode, reasoningEnabled) => {

@@ -11,3 +11,4 @@ export * from './invariants';
 export * from './instruction-tags';
 export * from './delegation';
 export * from './run-view';
+export * from './replay';

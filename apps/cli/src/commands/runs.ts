@@ -1,4 +1,5 @@
 import { runEvents, streams } from '@stagecraft/contracts';
+import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
 import { openEventStore, readEvents } from '@stagecraft/event-store';
 import type { EventReader } from '@stagecraft/event-store';
 import { describeEvent } from './describe-event';
@@ -26,6 +27,33 @@ export async function showRun(runId: string, store: string, json: boolean): Prom
     }
     for (const line of lines) process.stdout.write(`${line}\n`);
     return true;
+  } finally {
+    await events.close();
+  }
+}
+
+/** `stagecraft runs replay`: the run decided again from its own log; true when every event comes out the same. */
+export async function replayStoredRun(runId: string, store: string): Promise<boolean> {
+  const events = openEventStore(store);
+  try {
+    const log = await readEvents(events, streams.run(runId), runEvents);
+    if (log.length === 0) {
+      process.stderr.write(`stagecraft: no run ${runId} in ${store}\n`);
+      return false;
+    }
+    const result = replayRun(log, DEFAULT_RUN_LIMITS);
+    if (result.identical) {
+      process.stdout.write(
+        `run ${runId}: ${result.events} events decided again in ${result.decisions} decisions, all identical (no model, tool or reviewer was asked)\n`,
+      );
+      return true;
+    }
+    const show = (event: { type: string; data: unknown } | null) =>
+      event ? JSON.stringify({ type: event.type, data: event.data }) : '(nothing)';
+    process.stdout.write(
+      `run ${runId}: event ${result.index} differs (${result.why})\n  recorded: ${show(result.expected)}\n  decided:  ${show(result.actual)}\n`,
+    );
+    return false;
   } finally {
     await events.close();
   }

@@ -2,11 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventOf, Stage, StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
+import { EventOf, Stage, StagecraftEvent, UserMode, runEvents, streams } from '@stagecraft/contracts';
+import { readEvents } from '@stagecraft/event-store';
 import { serveRequests, subscribeRunEvents } from '@stagecraft/messaging';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
 import { decideStagePolicy } from '@stagecraft/policy';
-import { DEFAULT_RUN_LIMITS } from '@stagecraft/run';
+import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { memoryService } from '@stagecraft/memory-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -481,5 +482,20 @@ describe('failure recovery, embedded', () => {
     ]);
     expect(issued[2].data.reason).toBe('delegation loop main → a → b → a');
     expect(issued[4].data.reason).toContain(`depth limit ${DEFAULT_RUN_LIMITS.maxDelegationDepth}`);
+  });
+
+  // Declared last: it reads back every run the tests above stored.
+  it('decides every run above again from its own log, with no model, tool or reviewer: the same events', async () => {
+    const runIds = new Set(
+      (await host.ports.store!.readAll()).flatMap((e) => (e.type === 'RunStarted' ? [(e.data as { runId: string }).runId] : [])),
+    );
+    expect(runIds.size).toBeGreaterThanOrEqual(10);
+    for (const runId of runIds) {
+      const log = await readEvents(host.ports.store!, streams.run(runId), runEvents);
+      expect({ runId, replay: replayRun(log, DEFAULT_RUN_LIMITS) }).toEqual({
+        runId,
+        replay: { identical: true, events: log.length, decisions: expect.any(Number) },
+      });
+    }
   });
 });

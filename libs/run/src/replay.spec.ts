@@ -1,0 +1,62 @@
+import { evolveRun, foldRun } from './evolve';
+import { ShellKnowledge, When, call, decideAsShell, micro, MACRO, reply, requested, reviewFails, toolAnswers } from './given.spec-helper';
+import { DEFAULT_RUN_LIMITS } from './limits';
+import { PendingEvent } from './pending-event';
+import { replayRun } from './replay';
+
+/** A whole agent run with reasoning: plan, a tool round, an empty reply corrected, the gate, a review that could not finish. */
+function recordedRun(): PendingEvent[] {
+  const knowledge = new ShellKnowledge();
+  let state = foldRun([]);
+  const log: PendingEvent[] = [];
+  const inputs: When[] = [
+    requested('agent', true),
+    reply(`${MACRO}\nI will read the file first.`),
+    reply(`${micro()}\nReading.`, [call('read_file')]),
+    toolAnswers('export const a = 1;'),
+    reply(''),
+    reply(`${micro({ delivery: 'DONE' })}\nThe file exports a.`),
+    reply(micro({ delivery: 'DONE' })),
+    reviewFails('the reviewer is down'),
+  ];
+  for (const when of inputs) {
+    const events = decideAsShell(typeof when === 'function' ? when(state) : when, state, DEFAULT_RUN_LIMITS, knowledge);
+    log.push(...events);
+    state = events.reduce(evolveRun, state);
+  }
+  expect(state.status).toBe('completed');
+  return log;
+}
+
+describe('replayRun', () => {
+  it('decides a recorded run again from its own log: the same events, with no model, tool or reviewer', () => {
+    const log = recordedRun();
+    expect(log.filter((e) => e.type === 'MessageAppended' && e.data.kind === 'correction')).toHaveLength(1);
+    expect(replayRun(log, DEFAULT_RUN_LIMITS)).toEqual({ identical: true, events: log.length, decisions: 8 });
+  });
+
+  it('names the first event that a changed log no longer gives', () => {
+    const log = recordedRun();
+    const index = log.findIndex((e) => e.type === 'DeliveryChecked');
+    const tampered = log.map((e, i) =>
+      i === index && e.type === 'DeliveryChecked' ? { ...e, data: { ...e.data, state: 'NEEDS_WORK' as const } } : e,
+    );
+    expect(replayRun(tampered, DEFAULT_RUN_LIMITS)).toMatchObject({
+      identical: false,
+      index,
+      why: 'events differ',
+      actual: { data: { state: 'DONE' } },
+    });
+  });
+
+  it('says so when the log goes on after the run ended, or stops before it did', () => {
+    const log = recordedRun();
+    expect(replayRun([...log, log[1]], DEFAULT_RUN_LIMITS)).toMatchObject({ identical: false, index: log.length, actual: null });
+    expect(replayRun(log.slice(0, -1), DEFAULT_RUN_LIMITS)).toMatchObject({ identical: false, index: log.length - 1, expected: null });
+  });
+
+  it('cannot decide what the log does not hold: a stage entry under limits the run was not recorded with', () => {
+    const log = recordedRun();
+    expect(replayRun(log, { ...DEFAULT_RUN_LIMITS, maxToolIterations: 0 })).toMatchObject({ identical: false });
+  });
+});

@@ -1,0 +1,146 @@
+import { StagePolicy, canonicalJson } from '@stagecraft/contracts';
+import { parseContextId } from '@stagecraft/context';
+import { decide } from './decide';
+import { evolveRun } from './evolve';
+import { Knowledge, RunInput, delegationKey } from './inputs';
+import { RunLimits } from './limits';
+import { nextStep } from './next-step';
+import { PendingEvent } from './pending-event';
+import { RunState } from './state';
+
+/** A recorded run event: its type and data, and when it was stored. */
+export type RecordedRunEvent = PendingEvent & { metadata?: { occurredAt?: string } };
+
+export type ReplayResult =
+  | { identical: true; events: number; decisions: number }
+  | { identical: false; index: number; expected: RecordedRunEvent | null; actual: PendingEvent | null; why: string };
+
+const REVIEW_NOT_COMPLETED = 'QA review could not be completed: ';
+
+/** JSON as stored: a field left `undefined` and a missing field read the same. */
+const stored = (event: PendingEvent | null) =>
+  event ? canonicalJson(JSON.parse(JSON.stringify({ type: event.type, data: event.data }))) : 'nothing';
+
+/**
+ * Re-drives a recorded run through `decide`: each step's input is rebuilt from what the log says the
+ * model, the tools and the reviewer answered, the policies are the ones the log recorded, and a
+ * recovery prompt's text is read back from the correction it produced. No model is called and no tool
+ * runs. The result is the same events, or the first one that differs.
+ */
+export function replayRun(recorded: readonly RecordedRunEvent[], limits: RunLimits): ReplayResult {
+  const knowledge = recordedKnowledge(recorded);
+  let state: RunState = { status: 'new' };
+  let index = 0;
+  let decisions = 0;
+  for (;;) {
+    const input = inputAt(state, recorded, index);
+    if (input === null) {
+      if (index === recorded.length) return { identical: true, events: index, decisions };
+      return { identical: false, index, expected: recorded[index], actual: null, why: 'the run ended here; the log goes on' };
+    }
+    let decision;
+    try {
+      decision = decide(input, state, { limits, knowledge: knowledge.at(recorded, index) });
+    } catch (error) {
+      return { identical: false, index, expected: recorded[index] ?? null, actual: null, why: `decide threw: ${(error as Error).message}` };
+    }
+    if ('needs' in decision) {
+      return {
+        identical: false,
+        index,
+        expected: recorded[index] ?? null,
+        actual: null,
+        why: `the decision needs ${decision.needs.kind} the log does not hold`,
+      };
+    }
+    decisions += 1;
+    for (const event of decision.events) {
+      const expected = recorded[index] ?? null;
+      if (stored(event) !== stored(expected)) return { identical: false, index, expected, actual: event, why: 'events differ' };
+      state = evolveRun(state, event);
+      index += 1;
+    }
+  }
+}
+
+/** The policies every stage entry recorded, per delegation chain; a correction's prompt text as the log holds it. */
+function recordedKnowledge(recorded: readonly RecordedRunEvent[]) {
+  const tables = new Map<string, StagePolicy[]>();
+  for (const e of recorded) {
+    if (e.type !== 'StageEntered') continue;
+    const key = delegationKey(e.data.policy.delegation);
+    tables.set(key, [...(tables.get(key) ?? []).filter((p) => p.stage !== e.data.policy.stage), e.data.policy]);
+  }
+  return {
+    at(log: readonly RecordedRunEvent[], index: number): Knowledge {
+      return {
+        policies: (delegation) => tables.get(delegationKey(delegation)),
+        prompt: () => {
+          const correction = log.slice(index).find((e) => e.type === 'MessageAppended' && e.data.kind === 'correction');
+          if (correction?.type !== 'MessageAppended') return undefined;
+          const end = correction.data.content.lastIndexOf('\n\n(');
+          return end < 0 ? correction.data.content : correction.data.content.slice(0, end);
+        },
+      };
+    },
+  };
+}
+
+/** When the shell observed the next input: the time in the next stage entry's context id, or when the next event was stored. */
+function timeAt(recorded: readonly RecordedRunEvent[], index: number): string {
+  for (const e of recorded.slice(index)) if (e.type === 'StageEntered') return parseContextId(e.data.contextId).timestamp;
+  return recorded[index]?.metadata?.occurredAt ?? '1970-01-01T00:00:00.000Z';
+}
+
+/** The input the shell must have observed for the log to go on as recorded from `index`; null once the run is over. */
+function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: number): RunInput | null {
+  const at = timeAt(recorded, index);
+  const next = recorded[index];
+  const after = recorded[index + 1];
+  if (state.status === 'new') {
+    if (next?.type !== 'RunStarted') return null;
+    const { userInput, ...start } = next.data;
+    return { type: 'RunRequested', ...start, message: userInput, at };
+  }
+  const step = nextStep(state);
+  if (step.kind === 'finished' || !next) return null;
+  // A failure on its own says the same whatever stopped the run: a refused model call, a tool error, the shell.
+  if (next.type === 'RunFailed') return { type: 'RunStopped', fault: { code: next.data.code, message: next.data.reason }, at };
+  switch (step.kind) {
+    case 'resume':
+      return { type: 'RunResumed', at };
+    case 'call_model': {
+      const request = step.plan.record && next.type === 'ModelRequested' ? next.data : undefined;
+      const answer = request ? after : next;
+      if (answer?.type === 'ModelResponded') return { type: 'ModelAnswered', request, response: answer.data, at };
+      if (answer?.type === 'RunFailed')
+        return { type: 'ModelCallFailed', request, fault: { code: answer.data.code, message: answer.data.reason }, at };
+      return {
+        type: 'RunStopped',
+        fault: { code: 'INTERNAL', message: `the log holds ${answer?.type ?? 'nothing'} where a model answer was due` },
+        at,
+      };
+    }
+    case 'run_tool': {
+      const { callId } = step.request;
+      if (next.type === 'ToolCallCompleted') return { type: 'ToolAnswered', callId, result: { ...next.data, replayed: false }, at };
+      if (next.type === 'ToolCallRejected')
+        return { type: 'ToolCallFailed', callId, fault: { code: next.data.code, message: next.data.reason }, at };
+      return { type: 'RunStopped', fault: { code: 'INTERNAL', message: `the log holds ${next.type} where a tool result was due` }, at };
+    }
+    case 'review': {
+      if (next.type !== 'QAReportIssued')
+        return { type: 'RunStopped', fault: { code: 'INTERNAL', message: `the log holds ${next.type} where a review was due` }, at };
+      const { report, modelCalls } = next.data;
+      // A review that could not be completed left its reason in the report, and no model calls.
+      if (modelCalls === undefined && report.summary.startsWith(REVIEW_NOT_COMPLETED)) {
+        return { type: 'ReviewFailed', fault: { code: 'UNAVAILABLE', message: report.summary.slice(REVIEW_NOT_COMPLETED.length) }, at };
+      }
+      return { type: 'ReviewReturned', report, modelCalls: modelCalls ?? [], at };
+    }
+    default: {
+      const unreachable: never = step;
+      return unreachable;
+    }
+  }
+}
