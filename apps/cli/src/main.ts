@@ -7,7 +7,7 @@ import { startHost } from '@stagecraft/service-shell';
 import { ChatFlags, chat } from './commands/chat';
 import { checkHealth, formatHealth } from './commands/health';
 import { replay } from './commands/replay';
-import { replayStoredRun, showRun } from './commands/runs';
+import { auditStore, replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
 
@@ -114,6 +114,15 @@ runs
   .addOption(storeOption())
   .action(async (runId: string, flags: { store?: string }) => {
     process.exitCode = (await replayStoredRun(runId, cliConfig(flags).store)) ? 0 : 1;
+  });
+
+program
+  .command('audit')
+  .description("check DESIGN.md's invariants over the stored runs (or one) and name any event that breaks one")
+  .option('--run <runId>', 'audit one run')
+  .addOption(storeOption())
+  .action(async (flags: { store?: string; run?: string }) => {
+    process.exitCode = (await auditStore(cliConfig(flags).store, flags.run)) ? 0 : 1;
   });
 
 program

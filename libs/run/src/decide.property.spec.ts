@@ -9,6 +9,7 @@ import { DEFAULT_RUN_LIMITS, RunLimits } from './limits';
 import { RunStep, nextStep } from './next-step';
 import { PendingEvent } from './pending-event';
 import { replayRun } from './replay';
+import { auditRun } from './audit';
 import { RunState } from './state';
 
 /**
@@ -366,6 +367,7 @@ describe('the run decider over whole random runs', () => {
         fc.property(limitsArb, fc.gen(), (limits, g) => {
           const { log } = driveRun(userMode, reasoningEnabled, limits, g);
           expect(replayRun(log, limits)).toMatchObject({ identical: true, events: log.length });
+          expect(auditRun(log)).toEqual([]);
         }),
         { numRuns: 100 },
       );

@@ -270,3 +270,27 @@ export const micro = ({
 
 export const MACRO =
   '<ide_reasoning>\n## Analyze\nthe test fails\n## Research\nread src/a.ts\n## Plan\nfix the bound\n## Reflect\nsmall change\n## Action\nread src/a.ts\n## Delivery\nNEEDS_WORK\n</ide_reasoning>';
+
+/** A whole agent run with reasoning: plan, a tool round, an empty reply corrected, the gate, a review that could not finish. */
+export function recordedRun(): PendingEvent[] {
+  const knowledge = new ShellKnowledge();
+  let state = foldRun([]);
+  const log: PendingEvent[] = [];
+  const inputs: When[] = [
+    requested('agent', true),
+    reply(`${MACRO}\nI will read the file first.`),
+    reply(`${micro()}\nReading.`, [call('read_file')]),
+    toolAnswers('export const a = 1;'),
+    reply(''),
+    reply(`${micro({ delivery: 'DONE' })}\nThe file exports a.`),
+    reply(micro({ delivery: 'DONE' })),
+    reviewFails('the reviewer is down'),
+  ];
+  for (const when of inputs) {
+    const events = decideAsShell(typeof when === 'function' ? when(state) : when, state, DEFAULT_RUN_LIMITS, knowledge);
+    log.push(...events);
+    state = events.reduce(evolveRun, state);
+  }
+  expect(state.status).toBe('completed');
+  return log;
+}

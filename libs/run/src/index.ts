@@ -12,3 +12,4 @@ export * from './instruction-tags';
 export * from './delegation';
 export * from './run-view';
 export * from './replay';
+export * from './audit';

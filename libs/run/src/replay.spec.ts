@@ -1,32 +1,6 @@
-import { evolveRun, foldRun } from './evolve';
-import { ShellKnowledge, When, call, decideAsShell, micro, MACRO, reply, requested, reviewFails, toolAnswers } from './given.spec-helper';
+import { recordedRun } from './given.spec-helper';
 import { DEFAULT_RUN_LIMITS } from './limits';
-import { PendingEvent } from './pending-event';
 import { replayRun } from './replay';
-
-/** A whole agent run with reasoning: plan, a tool round, an empty reply corrected, the gate, a review that could not finish. */
-function recordedRun(): PendingEvent[] {
-  const knowledge = new ShellKnowledge();
-  let state = foldRun([]);
-  const log: PendingEvent[] = [];
-  const inputs: When[] = [
-    requested('agent', true),
-    reply(`${MACRO}\nI will read the file first.`),
-    reply(`${micro()}\nReading.`, [call('read_file')]),
-    toolAnswers('export const a = 1;'),
-    reply(''),
-    reply(`${micro({ delivery: 'DONE' })}\nThe file exports a.`),
-    reply(micro({ delivery: 'DONE' })),
-    reviewFails('the reviewer is down'),
-  ];
-  for (const when of inputs) {
-    const events = decideAsShell(typeof when === 'function' ? when(state) : when, state, DEFAULT_RUN_LIMITS, knowledge);
-    log.push(...events);
-    state = events.reduce(evolveRun, state);
-  }
-  expect(state.status).toBe('completed');
-  return log;
-}
 
 describe('replayRun', () => {
   it('decides a recorded run again from its own log: the same events, with no model, tool or reviewer', () => {

@@ -1,5 +1,5 @@
 import { runEvents, streams } from '@stagecraft/contracts';
-import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
+import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
 import { openEventStore, readEvents } from '@stagecraft/event-store';
 import type { EventReader } from '@stagecraft/event-store';
 import { describeEvent } from './describe-event';
@@ -54,6 +54,29 @@ export async function replayStoredRun(runId: string, store: string): Promise<boo
       `run ${runId}: event ${result.index} differs (${result.why})\n  recorded: ${show(result.expected)}\n  decided:  ${show(result.actual)}\n`,
     );
     return false;
+  } finally {
+    await events.close();
+  }
+}
+
+/** `stagecraft audit`: the invariants of DESIGN.md over one stored run, or over every run in the store; true when none is broken. */
+export async function auditStore(store: string, runId?: string): Promise<boolean> {
+  const events = openEventStore(store);
+  try {
+    const runIds = runId
+      ? [runId]
+      : (await events.readAll()).flatMap((e) => (e.type === 'RunStarted' ? [(e.data as { runId: string }).runId] : []));
+    let broken = 0;
+    for (const id of runIds) {
+      const log = await readEvents(events, streams.run(id), runEvents);
+      const findings =
+        log.length === 0 ? [{ index: 0, type: '', invariant: 'starts-with-run-started', message: `no run ${id}` }] : auditRun(log);
+      for (const f of findings)
+        process.stdout.write(`run ${id}: event ${f.index}${f.type ? ` (${f.type})` : ''} breaks ${f.invariant}: ${f.message}\n`);
+      broken += findings.length;
+    }
+    process.stdout.write(`audited ${runIds.length} run(s): ${broken === 0 ? 'every invariant holds' : `${broken} finding(s)`}\n`);
+    return broken === 0;
   } finally {
     await events.close();
   }

@@ -7,7 +7,7 @@ import { readEvents } from '@stagecraft/event-store';
 import { serveRequests, subscribeRunEvents } from '@stagecraft/messaging';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
 import { decideStagePolicy } from '@stagecraft/policy';
-import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
+import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { memoryService } from '@stagecraft/memory-service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -485,13 +485,14 @@ describe('failure recovery, embedded', () => {
   });
 
   // Declared last: it reads back every run the tests above stored.
-  it('decides every run above again from its own log, with no model, tool or reviewer: the same events', async () => {
+  it('audits every run above clean, and decides each again from its own log with no model, tool or reviewer: the same events', async () => {
     const runIds = new Set(
       (await host.ports.store!.readAll()).flatMap((e) => (e.type === 'RunStarted' ? [(e.data as { runId: string }).runId] : [])),
     );
     expect(runIds.size).toBeGreaterThanOrEqual(10);
     for (const runId of runIds) {
       const log = await readEvents(host.ports.store!, streams.run(runId), runEvents);
+      expect({ runId, audit: auditRun(log) }).toEqual({ runId, audit: [] });
       expect({ runId, replay: replayRun(log, DEFAULT_RUN_LIMITS) }).toEqual({
         runId,
         replay: { identical: true, events: log.length, decisions: expect.any(Number) },

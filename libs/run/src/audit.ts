@@ -1,0 +1,122 @@
+import { ReadOnlyToolName } from '@stagecraft/contracts';
+import { isReasoningPrompt } from '@stagecraft/policy';
+import { containsReasoning } from '@stagecraft/reasoning';
+import { RecordedRunEvent } from './replay';
+import { isActing } from './rules';
+
+export type Invariant =
+  | 'starts-with-run-started'
+  | 'user-switches-kept'
+  | 'tools-by-stage'
+  | 'reasoning-instruction'
+  | 'no-reasoning-reentry'
+  | 'qa-read-only'
+  | 'done-never-erased';
+
+export interface AuditFinding {
+  /** The event (0-based, in the run's stream) that breaks the invariant. */
+  index: number;
+  type: string;
+  invariant: Invariant;
+  message: string;
+}
+
+const READ_ONLY: readonly string[] = ReadOnlyToolName.options;
+
+/**
+ * The invariants of DESIGN.md, checked over one run's stored events: the user's switches in every
+ * stage policy, tools decided by stage alone (in the policy and in every request), a reasoning
+ * instruction exactly when reasoning is on, no earlier reasoning in the conversation, QA that
+ * reads only and changes no answer, and a `DONE` that stays. Each finding names the event.
+ */
+export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
+  const findings: AuditFinding[] = [];
+  const flag = (index: number, invariant: Invariant, message: string) =>
+    findings.push({ index, type: events[index]?.type ?? '', invariant, message });
+  const first = events[0];
+  if (first?.type !== 'RunStarted') {
+    flag(0, 'starts-with-run-started', 'the stream does not start with RunStarted');
+    return findings;
+  }
+  const start = first.data;
+  let policy: Extract<RecordedRunEvent, { type: 'StageEntered' }>['data']['policy'] | null = null;
+  let doneAt = -1;
+  let lastAnswer: string | null = null;
+  const blocks: string[] = [];
+
+  events.forEach((event, i) => {
+    switch (event.type) {
+      case 'StageEntered': {
+        policy = event.data.policy;
+        const { stage, userMode, reasoningEnabled, tools, toolLoop, prompts, reasoning } = policy;
+        if (userMode !== start.userMode || reasoningEnabled !== start.reasoningEnabled)
+          flag(
+            i,
+            'user-switches-kept',
+            `${stage} policy has mode ${userMode} and reasoning ${reasoningEnabled}; the user set ${start.userMode} and ${start.reasoningEnabled}`,
+          );
+        if (stage !== event.data.stage) flag(i, 'tools-by-stage', `stage ${event.data.stage} entered with the policy of ${stage}`);
+        if (stage === 'delivery_check' && (tools.length > 0 || toolLoop))
+          flag(i, 'tools-by-stage', `delivery_check offers ${tools.join(', ')}`);
+        if (stage === 'qa_review' && tools.some((t) => !READ_ONLY.includes(t)))
+          flag(i, 'qa-read-only', `qa_review offers ${tools.filter((t) => !READ_ONLY.includes(t)).join(', ')}`);
+        if (reasoning.required !== prompts.some(isReasoningPrompt))
+          flag(
+            i,
+            'reasoning-instruction',
+            `${stage} ${reasoning.required ? 'requires reasoning but composes no reasoning prompt' : 'composes a reasoning prompt the user did not enable'}`,
+          );
+        if (reasoning.required && !start.reasoningEnabled)
+          flag(i, 'user-switches-kept', `${stage} requires reasoning the user did not enable`);
+        break;
+      }
+      case 'ModelRequested': {
+        const offered = [...event.data.toolNames].sort().join(',');
+        const allowed = policy?.toolLoop ? [...policy.tools].sort().join(',') : '';
+        if (policy === null || event.data.stage !== policy.stage || offered !== allowed)
+          flag(
+            i,
+            'tools-by-stage',
+            `request in ${event.data.stage} offered [${offered}]; the ${policy?.stage ?? 'missing'} policy allows [${allowed}]`,
+          );
+        break;
+      }
+      case 'ToolCallRequested':
+        if (!isActing(event.data.stage) || start.userMode !== 'agent' || event.data.stage !== policy?.stage)
+          flag(i, 'tools-by-stage', `${event.data.tool} requested in ${start.userMode} mode, stage ${event.data.stage}`);
+        break;
+      case 'ReasoningRecorded':
+        blocks.push(event.data.text);
+        break;
+      case 'MessageAppended': {
+        const { kind, content } = event.data;
+        if ((kind === 'assistant' || kind === 'delegation') && containsReasoning(content))
+          flag(i, 'no-reasoning-reentry', `a ${kind} message carries <ide_reasoning>, which later requests would send again`);
+        else if (blocks.some((block) => content.includes(block)))
+          flag(i, 'no-reasoning-reentry', `a ${kind} message quotes a recorded reasoning block`);
+        if (policy?.stage === 'qa_review') flag(i, 'qa-read-only', `a ${kind} message was added during QA`);
+        if (
+          kind === 'assistant' &&
+          isActing(policy?.stage) &&
+          policy?.delegation.depth === 0 &&
+          !event.data.toolCalls?.length &&
+          content.trim() !== ''
+        )
+          lastAnswer = content;
+        break;
+      }
+      case 'DeliveryChecked':
+        if (event.data.state === 'DONE' && doneAt < 0) doneAt = i;
+        break;
+      case 'RunCompleted':
+        if (doneAt >= 0 && event.data.deliveryState !== 'DONE')
+          flag(i, 'done-never-erased', `the run completed ${event.data.deliveryState} after DONE (event ${doneAt})`);
+        if (event.data.answer !== (lastAnswer ?? ''))
+          flag(i, 'qa-read-only', `the run completed with an answer its acting stages did not give`);
+        break;
+      default:
+        break;
+    }
+  });
+  return findings;
+}
