@@ -2,7 +2,7 @@ import { ChatMessage, EventData, ToolCall } from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
 import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
 import { isAnswer, toolLogLine } from './rules';
-import { RunProgress, RunState, StageState } from './state';
+import { RunState, StageState } from './state';
 
 /** A run event with or without its metadata: deciding folds events before they are stored. */
 type RunEventIn = PendingEvent & { metadata?: unknown };
@@ -127,6 +127,3 @@ export function evolveRun(state: RunState, event: RunEventIn): RunState {
 }
 
 export const foldRun = (events: readonly RunEventIn[]): RunState => events.reduce(evolveRun, { status: 'new' } as RunState);
-
-/** Progress of a started run, whatever its status. */
-export const progressOf = (state: RunState): RunProgress | null => (state.status === 'new' ? null : (state as RunProgress));

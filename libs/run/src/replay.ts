@@ -88,7 +88,8 @@ function recordedKnowledge(recorded: readonly RecordedRunEvent[]) {
 
 /** When the shell observed the next input: the time in the next stage entry's context id, or when the next event was stored. */
 function timeAt(recorded: readonly RecordedRunEvent[], index: number): string {
-  for (const e of recorded.slice(index)) if (e.type === 'StageEntered') return parseContextId(e.data.contextId).timestamp;
+  const entry = recorded.find((e, i) => i >= index && e.type === 'StageEntered');
+  if (entry?.type === 'StageEntered') return parseContextId(entry.data.contextId).timestamp;
   return recorded[index]?.metadata?.occurredAt ?? '1970-01-01T00:00:00.000Z';
 }
 

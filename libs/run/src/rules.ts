@@ -34,24 +34,22 @@ export interface Transition {
   iteration: number;
 }
 
-/** After a tool round, or a change of speaker: loop while the bound allows, then let the delivery gate judge. */
-export function nextActingStep(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
-  const next = current.iteration + 1;
-  return next > limits.maxToolIterations
-    ? { stage: 'delivery_check', iteration: deliveryChecks }
-    : { stage: 'tool_followup', iteration: next };
-}
-
-/** After a change of speaker: the same stage again for the new speaker, within the same bound. */
-export function afterSpeakerChange(current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
-  const next = current.iteration + 1;
-  return next > limits.maxToolIterations
-    ? { stage: 'delivery_check', iteration: deliveryChecks }
-    : { stage: current.stage, iteration: next };
-}
-
-/** After an acting stage answered without tools: the delivery gate. */
+/** After an acting stage answered without tools, or when the tool loop's bound is spent: the delivery gate. */
 export const toDeliveryGate = (deliveryChecks: number): Transition => ({ stage: 'delivery_check', iteration: deliveryChecks });
+
+/** One more round of `stage` while the tool loop's bound allows, then the delivery gate. */
+function withinToolLoop(stage: Stage, current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
+  const next = current.iteration + 1;
+  return next > limits.maxToolIterations ? toDeliveryGate(deliveryChecks) : { stage, iteration: next };
+}
+
+/** After a tool round: a follow-up that reads the results. */
+export const nextActingStep = (current: StageState, deliveryChecks: number, limits: RunLimits): Transition =>
+  withinToolLoop('tool_followup', current, deliveryChecks, limits);
+
+/** After a change of speaker: the same stage again for the new speaker. */
+export const afterSpeakerChange = (current: StageState, deliveryChecks: number, limits: RunLimits): Transition =>
+  withinToolLoop(current.stage, current, deliveryChecks, limits);
 
 /** After the gate: QA once the work is DONE or the checks are spent, otherwise back to work. */
 export function afterDeliveryCheck(done: boolean, deliveryChecks: number, limits: RunLimits): Transition {

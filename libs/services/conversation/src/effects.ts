@@ -50,16 +50,13 @@ export async function decideAndAppend(
   causationId?: string,
 ): Promise<void> {
   for (let asked = 0; asked <= MAX_NEEDS_PER_DECISION; asked++) {
-    const state = log.state;
-    const view = knowledge.forDecision(state.status === 'new' ? inputStart(input) : state.start, asked === 0);
-    const decision = decide(input, state, { limits: ports.limits, knowledge: view });
+    const decision = decide(input, log.state, { limits: ports.limits, knowledge: knowledge.forDecision(asked === 0) });
     if ('events' in decision) return log.append(decision.events, causationId);
     await knowledge.fetch(decision.needs);
   }
   throw new StagecraftError('INTERNAL', `run ${log.runId}: a decision still needed more after ${MAX_NEEDS_PER_DECISION} answers`);
 }
 
-const inputStart = (input: RunInput) => (input.type === 'RunRequested' ? input : null);
 const now = (ports: DriverPorts) => ports.clock().toISOString();
 
 interface Observed {

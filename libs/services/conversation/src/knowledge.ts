@@ -1,5 +1,5 @@
 import { DelegationState, StagePolicy } from '@stagecraft/contracts';
-import { Knowledge, Need, RunStart, delegationKey } from '@stagecraft/run';
+import { Knowledge, Need, delegationKey } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 
 /**
@@ -13,10 +13,10 @@ export class RunKnowledge {
   constructor(private readonly ports: DriverPorts) {}
 
   /** The view one decision sees: prompts fetched for an earlier decision are stale (their variables moved on). */
-  forDecision(start: Pick<RunStart, 'userMode' | 'reasoningEnabled'> | null, fresh: boolean): Knowledge {
+  forDecision(fresh: boolean): Knowledge {
     if (fresh) this.prompts = new Map();
     return {
-      policies: (delegation: DelegationState) => (start ? this.policyTables.get(delegationKey(delegation)) : undefined),
+      policies: (delegation: DelegationState) => this.policyTables.get(delegationKey(delegation)),
       prompt: (promptId: string) => this.prompts.get(promptId),
     };
   }
