@@ -23,6 +23,7 @@ function started(data: EventData<'RunStarted'>): RunState {
     messageCount: 0,
     modelRequests: 0,
     knownBodies: [],
+    compaction: null,
     toolLog: [],
     lastOutcome: null,
     deliveryChecks: 0,
@@ -110,6 +111,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
     case 'RunFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+    case 'HistoryCompacted':
+      return { ...s, compaction: { summary: event.data.summary, replaced: (s.compaction?.replaced ?? 0) + event.data.replaced } };
     case 'RunStarted':
       return s;
     default: {

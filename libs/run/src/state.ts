@@ -1,4 +1,4 @@
-import { ChatMessage, DeliveryState, EventData, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
+import { ChatMessage, DeliveryState, EventData, HistorySummary, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
 import { SequenceState } from '@stagecraft/context';
 
 export type RunStart = EventData<'RunStarted'>;
@@ -48,6 +48,8 @@ export interface RunProgress {
   modelRequests: number;
   /** Hashes of prompt bodies this run has stored already. */
   knownBodies: readonly string[];
+  /** The latest compaction: its summary stands for the first `replaced` messages of `[...prior, ...history]`. */
+  compaction: { summary: HistorySummary; replaced: number } | null;
   toolLog: readonly string[];
   lastOutcome: ReasoningOutcome | null;
   deliveryChecks: number;

@@ -44,6 +44,10 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `✔ completed (${event.data.deliveryState})`;
     case 'RunFailed':
       return `✘ failed: ${event.data.code} ${event.data.reason}`;
+    case 'HistoryCompacted': {
+      const { method, replaced, tokensBefore, tokensAfter } = event.data;
+      return `  history compacted (${method}): ${replaced} messages summarised, ~${tokensBefore} → ~${tokensAfter} tokens`;
+    }
     // Not on a run's stream: the tool service's own record of a call, and memories.
     case 'ToolExecutionStarted':
     case 'ToolExecutionFinished':

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, Stage, ToolName, UserMode } from '../common';
 import { ErrorCode } from '../errors';
+import { CompactionSettings, HistoryCompacted } from '../history';
 import { Instruction } from '../instructions';
 import { StagePolicy } from '../policy';
 import { QAModelCall, QAReport, Usage } from '../qa';
@@ -22,6 +23,8 @@ export const runEventSchemas = {
      * `conversation-<id>`: referenced, not copied, so a long conversation is stored once.
      */
     historyThrough: z.number().int().min(0).optional(),
+    /** When and how this run compacts what its requests carry; absent in logs from before compaction (never compacts). */
+    compaction: CompactionSettings.optional(),
   }),
   StageEntered: z.object({
     stage: Stage,
@@ -74,6 +77,8 @@ export const runEventSchemas = {
   /** The call was refused, by the run (an unknown tool, bad arguments) or by the tool service. */
   ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
   MessageAppended,
+  /** The run's next request would have been too long: its older messages are replaced by a summary. */
+  HistoryCompacted,
   DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
   /** `modelCalls`: the reviewer's own model calls (absent in logs written before they were recorded). */
   QAReportIssued: z.object({ report: QAReport, modelCalls: z.array(QAModelCall).optional() }),

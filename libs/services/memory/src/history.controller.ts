@@ -28,6 +28,6 @@ export class HistoryController {
   @Handles('memory.history.get')
   async history(@Payload() { conversationId }: HistoryGetRequest): Promise<HistoryGetReply> {
     const events = await readEvents(this.reader, streams.conversation(conversationId), conversationEvents);
-    return { conversationId, summary: null, messages: events.map((e) => ({ role: e.data.role, content: e.data.content })) };
+    return { conversationId, summary: null, messages: events.flatMap((e) => (e.type === 'MessageAppended' ? [{ role: e.data.role, content: e.data.content }] : [])) };
   }
 }

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { Id, NonBlank } from './common';
+import { Usage } from './qa';
+
+/** Events `from`..`to` (stream revisions, both included) of one stream: where part of a summary came from. */
+export const EventRange = z.object({ stream: NonBlank, from: z.number().int().min(0), to: z.number().int().min(0) });
+export type EventRange = z.infer<typeof EventRange>;
+
+/** One part of a summary: short items, and the events they were taken from. */
+export const SummarySection = z.object({ items: z.array(z.string()), sources: z.array(EventRange) });
+export type SummarySection = z.infer<typeof SummarySection>;
+
+/** Seed 002 §7.2: what older turns come down to. Never carries `<ide_reasoning>`. */
+export const HistorySummary = z.object({
+  goals: SummarySection,
+  decisions: SummarySection,
+  currentPlan: SummarySection,
+  openIssues: SummarySection,
+  toolOutputs: SummarySection,
+});
+export type HistorySummary = z.infer<typeof HistorySummary>;
+export const SUMMARY_SECTIONS = ['goals', 'decisions', 'currentPlan', 'openIssues', 'toolOutputs'] as const;
+export type SummarySectionName = (typeof SUMMARY_SECTIONS)[number];
+
+export const CompactionMethod = z.enum(['extractive', 'model']);
+export type CompactionMethod = z.infer<typeof CompactionMethod>;
+
+/** When history is compacted, and how. Token counts are estimates (about four characters a token). */
+export const CompactionSettings = z.object({
+  method: CompactionMethod,
+  /** More messages than this after the system prompt compacts the older ones. */
+  maxMessages: z.number().int().min(4),
+  /** More estimated tokens than this after the system prompt compacts the older messages. */
+  maxTokens: z.number().int().min(256),
+  /** About this many tokens of the latest messages stay verbatim after a compaction. */
+  keepRecentTokens: z.number().int().min(0),
+});
+export type CompactionSettings = z.infer<typeof CompactionSettings>;
+
+/** The numbers that fired the trigger, next to the thresholds they crossed. */
+export const CompactionTrigger = z.object({
+  messageCount: z.number().int().min(0),
+  tokenEstimate: z.number().int().min(0),
+  maxMessages: z.number().int().min(0),
+  maxTokens: z.number().int().min(0),
+});
+export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
+
+/** The model call a `model` compaction made: logged like the run's own calls. */
+export const CompactionModelCall = z.object({
+  requestId: NonBlank,
+  model: z.string(),
+  promptHash: z.string(),
+  messageCount: z.number().int().min(0),
+  tokenEstimate: z.number().int().min(0),
+  latencyMs: z.number().min(0),
+  usage: Usage.optional(),
+  finishReason: z.string().nullable(),
+});
+
+/**
+ * Older messages replaced by a structured summary. On `run-<id>` the run compacted what its next
+ * request would carry (earlier turns and its own messages); on `conversation-<id>` the conversation
+ * compacted its turns. `replaced` counts the leading messages (after any earlier summary, which this
+ * one folds in) that the summary stands for, so a fold of the same log always gives the same request.
+ */
+export const HistoryCompacted = z.object({
+  compactionId: Id,
+  method: CompactionMethod,
+  trigger: CompactionTrigger,
+  replaced: z.number().int().min(1),
+  /** Every range of events the summary was made from. */
+  covers: z.array(EventRange),
+  summary: HistorySummary,
+  /** Estimated tokens of the request's messages before and after (summary + recent window). */
+  tokensBefore: z.number().int().min(0),
+  tokensAfter: z.number().int().min(0),
+  modelCall: CompactionModelCall.optional(),
+});
+export type HistoryCompacted = z.infer<typeof HistoryCompacted>;
