@@ -5,8 +5,9 @@ import { ServiceName, UserMode, toErrorReply } from '@stagecraft/contracts';
 import { connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { startHost } from '@stagecraft/service-shell';
 import { ChatFlags, chat } from './commands/chat';
+import { ForkFlags, fork } from './commands/fork';
 import { checkHealth, formatHealth } from './commands/health';
-import { replay } from './commands/replay';
+import { replay, verifyReplay } from './commands/replay';
 import { auditStore, replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
@@ -97,6 +98,11 @@ program
     process.exitCode = result.failed ? 1 : 0;
   });
 
+const parseRevision = (value: string): number => {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('a revision: a whole number from 0');
+  return Number(value);
+};
+
 const runs = program.command('runs').description('inspect runs in the event store');
 runs
   .command('show')
@@ -115,6 +121,19 @@ runs
   .action(async (runId: string, flags: { store?: string }) => {
     process.exitCode = (await replayStoredRun(runId, cliConfig(flags).store)) ? 0 : 1;
   });
+runs
+  .command('fork')
+  .description('start a new run from a stored run up to one of its revisions, and follow it live (embedded unless --nats-url)')
+  .argument('<runId>')
+  .requiredOption('--at <revision>', 'the last event (0-based revision) of the stored run the new run keeps; it must end a commit', parseRevision)
+  .option('--json', 'one JSON object per run event, then the result')
+  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (runId: string, flags: ForkFlags & { natsUrl?: string; store?: string }) => {
+    const result = await fork(runId, flags, cliConfig(flags));
+    process.exitCode = result.failed ? 1 : 0;
+  });
 
 program
   .command('audit')
@@ -127,9 +146,15 @@ program
 
 program
   .command('replay')
-  .description('rebuild every read model from the log (position zero) and save its checkpoint')
+  .description('rebuild every read model (or one) from the log (position zero) and save its checkpoint; --verify compares instead')
+  .option('--projection <name>', 'only this read model')
+  .option('--verify', 'rebuild into a scratch store and compare with the live views; exit 1 when one differs')
   .addOption(storeOption())
-  .action(async (flags: { store?: string }) => replay(cliConfig(flags).store));
+  .action(async (flags: { store?: string; projection?: string; verify?: boolean }) => {
+    const store = cliConfig(flags).store;
+    if (!flags.verify) return replay(store, flags.projection);
+    process.exitCode = (await verifyReplay(store, flags.projection)) ? 0 : 1;
+  });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const reply = toErrorReply(error);

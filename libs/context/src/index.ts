@@ -6,3 +6,4 @@ export type { AllocateContextId, ContextIdAllocator, ContextIdAllocatorOptions }
 export { upstreamContextContributor, renderUpstream } from './contributors/upstream-context';
 export { previousAttemptContributor, renderPreviousAttempt } from './contributors/previous-attempt';
 export { describeUpstream, upstreamId } from './contributors/describe-upstream';
+export * from './compaction';

@@ -13,6 +13,19 @@ export type ConversationSendRequest = z.infer<typeof ConversationSendRequest>;
 export const ConversationSendReply = z.object({ runId: RunId, conversationId: ConversationId });
 export type ConversationSendReply = z.infer<typeof ConversationSendReply>;
 
+/** A place in a run's stream: the run, and the revision (0-based) of the last event a fork keeps. */
+export const RunForkPoint = z.object({ runId: RunId, revision: z.number().int().min(0) });
+export type RunForkPoint = z.infer<typeof RunForkPoint>;
+
+/**
+ * A new run that starts as a copy of a recorded run up to and including `atRevision`, then is decided
+ * again from there. `atRevision` must end one of the run's commits.
+ */
+export const ConversationForkRequest = z.object({ runId: RunId, atRevision: z.number().int().min(0), newRunId: RunId.optional() });
+export type ConversationForkRequest = z.infer<typeof ConversationForkRequest>;
+export const ConversationForkReply = z.object({ runId: RunId, conversationId: ConversationId, forkedFrom: RunForkPoint });
+export type ConversationForkReply = z.infer<typeof ConversationForkReply>;
+
 export const RunStatus = z.enum(['running', 'completed', 'failed']);
 export const RunView = z.object({
   runId: RunId,

@@ -57,6 +57,7 @@ export const CompactionModelCall = z.object({
   usage: Usage.optional(),
   finishReason: z.string().nullable(),
 });
+export type CompactionModelCall = z.infer<typeof CompactionModelCall>;
 
 /**
  * Older messages replaced by a structured summary. On `run-<id>` the run compacted what its next

@@ -8,6 +8,7 @@ export * from './events';
 export * from './canonical-json';
 export * from './model';
 export * from './memory';
+export * from './runs';
 export * from './history';
 export * from './qa';
 export * from './tools';

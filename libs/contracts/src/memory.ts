@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConversationId, Id, NonBlank, RunId } from './common';
+import { ContextId, ConversationId, Id, NonBlank, RunId, Stage } from './common';
 import { ReasoningOutcome } from './reasoning';
 
 /** Seed 002 §8.3: project facts, architecture decisions, recent run outcomes. */
@@ -41,15 +41,46 @@ export type MemoryReflectRequest = z.infer<typeof MemoryReflectRequest>;
 export const MemoryReflectReply = z.object({ reflection: z.string(), memoryIds: z.array(Id) });
 export type MemoryReflectReply = z.infer<typeof MemoryReflectReply>;
 
-export const ReasoningOutcomeGetRequest = z.object({ runId: RunId });
-export const ReasoningOutcomeGetReply = z.object({ outcome: ReasoningOutcome.nullable() });
+/**
+ * A place in the global log, as a decimal string (JSON has no 64-bit integers). A view's reply says
+ * which position it reflects; a request's `minPosition` (say, the position of the caller's own append)
+ * makes the service wait until its view has folded that far.
+ */
+export const LogPosition = z.string().regex(/^\d{1,20}$/, 'a log position: a decimal string of up to 20 digits');
+export type LogPosition = z.infer<typeof LogPosition>;
+
+/** One `ReasoningRecorded` of a run, with the stage and context id of the stage it was recorded in. */
+export const ReasoningEntry = z.object({
+  requestId: Id,
+  stage: Stage.nullable(),
+  contextId: ContextId.nullable(),
+  position: LogPosition,
+  outcome: ReasoningOutcome,
+});
+export type ReasoningEntry = z.infer<typeof ReasoningEntry>;
+
+/** Exactly one of `runId` (that run's latest outcome) and `conversationId` (the latest of any of its runs). */
+export const ReasoningOutcomeGetRequest = z
+  .object({ runId: RunId.optional(), conversationId: ConversationId.optional(), minPosition: LogPosition.optional() })
+  .superRefine((request, ctx) => {
+    if ((request.runId === undefined) !== (request.conversationId === undefined)) return;
+    ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of runId and conversationId' });
+  });
+/** `runId`: the run the outcome came from (null when there is none); `history`: that run's outcomes, oldest first. */
+export const ReasoningOutcomeGetReply = z.object({
+  runId: RunId.nullable(),
+  outcome: ReasoningOutcome.nullable(),
+  history: z.array(ReasoningEntry),
+  position: LogPosition,
+});
 
 export const HistoryMessage = z.object({ role: z.enum(['user', 'assistant', 'tool', 'system']), content: z.string() });
-export const HistoryGetRequest = z.object({ conversationId: ConversationId });
+export const HistoryGetRequest = z.object({ conversationId: ConversationId, minPosition: LogPosition.optional() });
 export const HistoryGetReply = z.object({
   conversationId: ConversationId,
   summary: z.string().nullable(),
   messages: z.array(HistoryMessage),
+  position: LogPosition,
 });
 export type ReasoningOutcomeGetRequest = z.infer<typeof ReasoningOutcomeGetRequest>;
 export type ReasoningOutcomeGetReply = z.infer<typeof ReasoningOutcomeGetReply>;

@@ -7,6 +7,11 @@ export const EventMetadata = z.object({
   conversationId: ConversationId.optional(),
   contextId: ContextId.optional(),
   causationId: Id.optional(),
+  /**
+   * Run streams: the revision of the first event of the commit (one append) this event belongs to, so
+   * commit boundaries can be read back from the log. Absent in logs written before it was recorded.
+   */
+  commitStart: z.number().int().min(0).optional(),
   correlationId: Id,
   occurredAt: IsoTimestamp,
 });

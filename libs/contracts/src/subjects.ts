@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { Id, ServiceName } from './common';
-import { ConversationSendReply, ConversationSendRequest, RunGetReply, RunGetRequest } from './conversation';
+import {
+  ConversationForkReply,
+  ConversationForkRequest,
+  ConversationSendReply,
+  ConversationSendRequest,
+  RunGetReply,
+  RunGetRequest,
+} from './conversation';
 import { RunEventMessage } from './events';
 import { HealthReply, HealthRequest } from './health';
 import {
@@ -18,6 +25,7 @@ import {
 import { PolicyDecideReply, PolicyDecideRequest, PolicyTableReply, PolicyTableRequest } from './policy';
 import { PromptAssembleReply, PromptAssembleRequest, WorkflowNextReply, WorkflowNextRequest } from './prompts';
 import { QaReviewReply, QaReviewRequest } from './qa';
+import { RunsGetReply, RunsGetRequest, RunsListReply, RunsListRequest } from './runs';
 import { ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
 
 export const DEFAULT_SUBJECT_PREFIX = 'stagecraft';
@@ -39,6 +47,7 @@ const contract = <Req extends z.ZodType, Rep extends z.ZodType>(owner: ServiceNa
 export const requestContracts = {
   'conversation.send': contract('conversation', ConversationSendRequest, ConversationSendReply),
   'conversation.run.get': contract('conversation', RunGetRequest, RunGetReply),
+  'conversation.fork': contract('conversation', ConversationForkRequest, ConversationForkReply),
   'policy.decide': contract('policy', PolicyDecideRequest, PolicyDecideReply),
   'policy.table': contract('policy', PolicyTableRequest, PolicyTableReply),
   'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
@@ -50,6 +59,8 @@ export const requestContracts = {
   'memory.reflect': contract('memory', MemoryReflectRequest, MemoryReflectReply),
   'memory.reasoning-outcome.get': contract('memory', ReasoningOutcomeGetRequest, ReasoningOutcomeGetReply),
   'memory.history.get': contract('memory', HistoryGetRequest, HistoryGetReply),
+  'runs.list': contract('memory', RunsListRequest, RunsListReply),
+  'runs.get': contract('memory', RunsGetRequest, RunsGetReply),
   'conversation.health': contract('conversation', HealthRequest, HealthReply),
   'policy.health': contract('policy', HealthRequest, HealthReply),
   'prompt-assembly.health': contract('prompt-assembly', HealthRequest, HealthReply),

@@ -38,7 +38,13 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** Exclusive: only events with a greater position are returned. */
   fromPosition?: Position | 'start';
+  /** Counts the events returned, so with `types` it counts only events of those types. */
   maxCount?: number;
+  /**
+   * Only events of these types, filtered by the engine: the others are never read into memory or
+   * parsed. What a projection folds is usually a small part of the log.
+   */
+  types?: readonly string[];
 }
 
 export interface SubscribeToAllOptions {

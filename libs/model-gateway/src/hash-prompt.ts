@@ -9,7 +9,7 @@ export interface PromptHash {
   /** One hash for the whole request: every message in order, plus the tools offered. */
   promptHash: string;
   messageHashes: string[];
-  /** Canonical bodies of the messages whose hash was not `known` yet: each body is stored once per run. */
+  /** Canonical bodies (and a long message's pieces) whose hash is not `known`: each is stored once per store, under its hash. */
   newBodies: Record<string, string>;
   /** About four characters a token; enough to watch a run's prompt size, not to bill it. */
   tokenEstimate: number;
@@ -126,17 +126,32 @@ export function hashPrompt(messages: ChatMessage[], tools: ToolSpec[], known: Re
 }
 
 /**
- * The hashes under which `messages` are stored (bodies and, for long ones, their pieces). A run's
- * earlier turns live in the conversation stream: counted as known, they are not stored again per run.
+ * The hashes under which `messages` are stored (bodies and, for long ones, their pieces). Messages the
+ * log holds already (the run's own, its conversation's earlier turns) count as known: a reader rebuilds
+ * their bodies from those events (`storedBodiesOf`), so they are not stored a second time.
  */
 export function storedHashesOf(messages: readonly ChatMessage[]): string[] {
-  return messages.flatMap((message) => {
-    const { hash, pieces } = hashedMessage(message);
-    return [...pieces.map((p) => p.hash), hash];
-  });
+  return [...storedBodiesOf(messages).keys()];
 }
 
-/** The messages of a recorded request, from its hashes and every body its run stored up to it. */
+/** The bodies `messages` are stored under, by hash: each message's body and, for a long one, its pieces. */
+export function storedBodiesOf(messages: readonly ChatMessage[]): Map<string, string> {
+  const bodies = new Map<string, string>();
+  for (const message of messages) {
+    const { body, hash, pieces } = hashedMessage(message);
+    for (const piece of pieces) bodies.set(piece.hash, piece.text);
+    bodies.set(hash, body);
+  }
+  return bodies;
+}
+
+/** The pieces a message's stored body is made of, by hash: those of a long message's content; none for a short one. */
+export function piecesNamedBy(messageBody: string): string[] {
+  const { contentPieces } = JSON.parse(messageBody) as { contentPieces?: string[] };
+  return contentPieces ?? [];
+}
+
+/** The messages of a recorded request, from its hashes and the bodies they name (with the pieces those name). */
 export function restoreMessages(messageHashes: readonly string[], bodies: ReadonlyMap<string, string>): ChatMessage[] {
   const bodyAt = (hash: string) => {
     const body = bodies.get(hash);

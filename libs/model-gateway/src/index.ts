@@ -3,6 +3,15 @@ export { createOpenAiGateway, modelHeaders, STAGECRAFT_HEADERS } from './openai-
 export type { OpenAiGatewayOptions } from './openai-gateway';
 export { gatewayConfigFromEnv, DEFAULT_BASE_URL, DEFAULT_MODEL } from './config';
 export type { GatewayConfig } from './config';
-export { hashPrompt, messageBody, canonicalJson, piecesOf, restoreMessages, storedHashesOf } from './hash-prompt';
+export {
+  hashPrompt,
+  messageBody,
+  canonicalJson,
+  piecesNamedBy,
+  piecesOf,
+  restoreMessages,
+  storedBodiesOf,
+  storedHashesOf,
+} from './hash-prompt';
 export type { PromptHash } from './hash-prompt';
 export { modelError } from './errors';

@@ -14,5 +14,5 @@ export { isPromptVariable, PROMPT_VARIABLES } from './variables';
 export type { PromptVariable } from './variables';
 export { loadPromptDirectory } from './load-prompts';
 export { defaultContributors } from './contributors/defaults';
-export { RECOVERY_PROMPTS } from './recovery-prompts';
+export { RECOVERY_PROMPTS, SUMMARIZE_PROMPT } from './recovery-prompts';
 export type { RecoveryPromptId } from './recovery-prompts';

@@ -13,3 +13,6 @@ export const RECOVERY_PROMPTS = Object.freeze({
   enforceDeliveryCompletion: 'delivery/enforce_delivery_completion',
 } as const);
 export type RecoveryPromptId = (typeof RECOVERY_PROMPTS)[keyof typeof RECOVERY_PROMPTS];
+
+/** Asks the model for a structured summary of older messages, when history is compacted with the `model` method. */
+export const SUMMARIZE_PROMPT = 'compaction/summarize';

@@ -3,4 +3,19 @@
  * (docs/decisions/0017): run by the memory service from a checkpoint and rebuilt from zero by
  * `stagecraft replay`.
  */
+import { historyModel } from './history';
+import type { ReadModel } from './read-model';
+import { reasoningOutcomeModel } from './reasoning-outcome';
+import { runsModel } from './runs';
+
 export type { LoggedEvent, ReadModel } from './read-model';
+export * from './history';
+export * from './reasoning-outcome';
+export * from './runs';
+
+/** Every read model, each kept by the memory service under its own checkpoint. */
+export const READ_MODELS: readonly ReadModel<unknown>[] = [
+  reasoningOutcomeModel as ReadModel<unknown>,
+  runsModel as ReadModel<unknown>,
+  historyModel as ReadModel<unknown>,
+];

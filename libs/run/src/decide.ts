@@ -1,13 +1,14 @@
 import { PromptAssembleRequest, StagePolicy, StagecraftError, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
 import { formatContextId, nextSequence } from '@stagecraft/context';
 import { Batch } from './batch';
+import { compactIfDue } from './compaction';
 import { Fault, Knowledge, Need, RunInput } from './inputs';
 import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
 import { RunLimits } from './limits';
 import { PendingEvent } from './pending-event';
 import { Transition, activeAgent, delegationOf, firstStage, nextActingStep, promptVariables } from './rules';
-import { InStage, RunState, Running, inStage } from './state';
+import { InStage, RunState, Running, inStage, withPrior } from './state';
 
 export type Decision = { events: PendingEvent[] } | { needs: Need };
 
@@ -31,6 +32,9 @@ export function decide(input: RunInput, state: RunState, context: DecideContext)
   const batch = new Batch(state);
   try {
     apply(input, batch, context);
+    compactIfDue(batch, context.knowledge, (need) => {
+      throw new Missing(need);
+    });
   } catch (error) {
     if (error instanceof Missing) return { needs: error.need };
     // A policy that breaks the user's switches ends the run with the events decided so far.
@@ -44,8 +48,19 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
   switch (input.type) {
     case 'RunRequested': {
       if (batch.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${input.runId} already exists`);
-      const { runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough } = input;
-      batch.add('RunStarted', { runId, conversationId, userMode, reasoningEnabled, userInput: message, projectRoot, historyThrough });
+      const { runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough, compaction } = input;
+      batch.add('RunStarted', {
+        runId,
+        conversationId,
+        userMode,
+        reasoningEnabled,
+        userInput: message,
+        projectRoot,
+        historyThrough,
+        compaction,
+      });
+      // The earlier turns are the shell's to load; the first stage's request already carries them.
+      if (input.prior) batch.state = withPrior(batch.state, input.prior);
       batch.add('MessageAppended', {
         messageId: runIds.input(runId),
         role: 'user',

@@ -1,8 +1,8 @@
-import { ChatMessage, EventData, ToolCall } from '@stagecraft/contracts';
+import { ChatMessage, EventData, ToolCall, expandMessageHashes, streams } from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
 import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
 import { isAnswer, toolLogLine } from './rules';
-import { RunState, StageState } from './state';
+import { NO_PRIOR_TURNS, RunState, StageState } from './state';
 
 /** A run event with or without its metadata: deciding folds events before they are stored. */
 type RunEventIn = PendingEvent & { metadata?: unknown };
@@ -18,11 +18,13 @@ function started(data: EventData<'RunStarted'>): RunState {
   return {
     status: 'running',
     start: data,
-    prior: [],
+    prior: NO_PRIOR_TURNS,
     history: [],
+    outcomes: [],
+    events: 1,
     messageCount: 0,
     modelRequests: 0,
-    knownBodies: [],
+    requestHashes: [],
     compaction: null,
     toolLog: [],
     lastOutcome: null,
@@ -53,15 +55,25 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       return {
         ...s,
         modelRequests: s.modelRequests + 1,
-        knownBodies: [...s.knownBodies, ...Object.keys(event.data.newBodies)],
+        requestHashes: expandMessageHashes(event.data.messageHashes, s.requestHashes),
         current: withStep(s.current, { kind: 'asked', requestId: event.data.requestId }),
       };
     case 'ModelResponded':
       return { ...s, current: withStep(s.current, { kind: 'answered', response: event.data }) };
     case 'ReasoningRecorded':
-      return { ...s, lastOutcome: event.data.outcome };
+      return {
+        ...s,
+        lastOutcome: event.data.outcome,
+        outcomes: [...s.outcomes, { outcome: event.data.outcome, stream: streams.run(s.start.runId), revision: s.events - 1 }],
+      };
     case 'MessageAppended': {
-      const next = { ...s, messageCount: s.messageCount + 1, history: [...s.history, toChatMessage(event.data)] };
+      const message = {
+        message: toChatMessage(event.data),
+        kind: event.data.kind,
+        stream: streams.run(s.start.runId),
+        revision: s.events - 1,
+      };
+      const next = { ...s, messageCount: s.messageCount + 1, history: [...s.history, message] };
       if (s.current && event.data.kind === 'correction')
         return { ...next, current: { ...s.current, corrections: s.current.corrections + 1, step: { kind: 'ask' } } };
       const answer = isAnswer(s, event.data) ? event.data.content : s.answer;
@@ -111,8 +123,17 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
     case 'RunFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
-    case 'HistoryCompacted':
-      return { ...s, compaction: { summary: event.data.summary, replaced: (s.compaction?.replaced ?? 0) + event.data.replaced } };
+    case 'HistoryCompacted': {
+      const run = streams.run(s.start.runId);
+      const drawnOn = event.data.covers.filter((r) => r.stream === run).map((r) => r.to);
+      const compaction = {
+        summary: event.data.summary,
+        replaced: (s.compaction?.replaced ?? 0) + event.data.replaced,
+        count: (s.compaction?.count ?? 0) + 1,
+        runThrough: Math.max(s.compaction?.runThrough ?? -1, ...drawnOn),
+      };
+      return { ...s, compaction };
+    }
     case 'RunStarted':
       return s;
     default: {
@@ -126,7 +147,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
 export function evolveRun(state: RunState, event: RunEventIn): RunState {
   if (state.status === 'new') return event.type === 'RunStarted' ? started(event.data) : state;
   if (state.status !== 'running') return state;
-  return evolveRunning(state, event);
+  const next = evolveRunning({ ...state, events: state.events + 1 }, event);
+  return next;
 }
 
 export const foldRun = (events: readonly RunEventIn[]): RunState => events.reduce(evolveRun, { status: 'new' } as RunState);

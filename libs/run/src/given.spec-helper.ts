@@ -2,6 +2,7 @@ import {
   DelegationState,
   ErrorCode,
   EventData,
+  EventRange,
   EventType,
   QAReport,
   Stage,
@@ -10,10 +11,11 @@ import {
   ToolCall,
   UserMode,
 } from '@stagecraft/contracts';
+import { parseSummary } from '@stagecraft/context';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { decide } from './decide';
 import { evolveRun, foldRun } from './evolve';
-import { Knowledge, Need, RunInput, delegationKey } from './inputs';
+import { Knowledge, ModelSummary, Need, RunInput, delegationKey } from './inputs';
 import { DEFAULT_RUN_LIMITS, RunLimits } from './limits';
 import { ModelCallPlan, nextStep } from './next-step';
 import { PendingEvent } from './pending-event';
@@ -29,6 +31,19 @@ import { ModelRequestRecord, RunState } from './state';
 export const AT = '2026-01-01T00:00:00.000Z';
 export const RUN_ID = 'r1';
 export const PROMPT = (promptId: string): string => `PROMPT(${promptId})`;
+/** What the shell's model writes when asked for a summary: one goal, read into sections. */
+export const MODEL_SUMMARY = (compactionId: string, covers: EventRange[]): ModelSummary => ({
+  summary: parseSummary(`## Goals\n- the goal, as the model put it (${compactionId})`, covers),
+  modelCall: {
+    requestId: compactionId,
+    model: 'test-model',
+    promptHash: '0'.repeat(64),
+    messageCount: 2,
+    tokenEstimate: 10,
+    latencyMs: 1,
+    finishReason: 'stop',
+  },
+});
 
 type Switches = { userMode: UserMode; reasoningEnabled: boolean; delegation: DelegationState };
 /** What the policy service's `policy.table` replies: one policy per stage. */
@@ -39,6 +54,7 @@ export const policyTable: PolicyTable = (switches) => Stage.options.map((stage) 
 export class ShellKnowledge {
   private readonly tables = new Map<string, readonly StagePolicy[]>();
   private prompts = new Map<string, string>();
+  private readonly summaries = new Map<string, ModelSummary>();
   readonly fetched: Need[] = [];
 
   constructor(private readonly table: PolicyTable = policyTable) {}
@@ -55,13 +71,18 @@ export class ShellKnowledge {
 
   view(fresh: boolean): Knowledge {
     if (fresh) this.prompts = new Map();
-    return { policies: (delegation) => this.tables.get(delegationKey(delegation)), prompt: (promptId) => this.prompts.get(promptId) };
+    return {
+      policies: (delegation) => this.tables.get(delegationKey(delegation)),
+      prompt: (promptId) => this.prompts.get(promptId),
+      summary: (compactionId) => this.summaries.get(compactionId),
+    };
   }
 
   fetch(need: Need, record = true): void {
     if (record) this.fetched.push(need);
     if (need.kind === 'policies') this.tables.set(delegationKey(need.request.delegation), this.table(need.request));
-    else this.prompts.set(need.promptId, PROMPT(need.promptId));
+    else if (need.kind === 'prompt') this.prompts.set(need.promptId, PROMPT(need.promptId));
+    else this.summaries.set(need.compactionId, MODEL_SUMMARY(need.compactionId, need.covers));
   }
 }
 

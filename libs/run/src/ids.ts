@@ -12,9 +12,13 @@ export const runIds = {
   /** The conversation turn a completed run leaves on its conversation stream. */
   turnUser: (runId: string) => `${runId}.user`,
   turnAnswer: (runId: string) => `${runId}.answer`,
+  /** The n-th compaction of the run's history (1-based). */
+  compaction: (runId: string, n: number) => `${runId}.compaction${n}`,
   /** Safe for stream names and subjects: the model chooses its tool call ids, so they are cleaned first. */
   toolCall: (requestId: string, modelCallId: string) =>
     `${requestId}.${modelCallId.replace(/[^A-Za-z0-9_:-]/g, '_').slice(0, 48) || 'call'}`,
+  /** The run whose model request made a `toolCall` id; null for an id made otherwise. */
+  runOfToolCall: (callId: string): string | null => /^(.+)\.m\d+\.[A-Za-z0-9_:-]+$/.exec(callId)?.[1] ?? null,
 } as const;
 
 export const MAIN_AGENT = 'main';

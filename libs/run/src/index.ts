@@ -3,6 +3,7 @@ export * from './evolve';
 export * from './inputs';
 export * from './decide';
 export * from './next-step';
+export * from './compaction';
 export * from './rules';
 export * from './ids';
 export * from './limits';

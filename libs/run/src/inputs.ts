@@ -1,6 +1,11 @@
 import {
+  CompactionModelCall,
+  CompactionSettings,
   DelegationState,
   ErrorCode,
+  EventRange,
+  HistorySummary,
+  ModelCallMeta,
   PromptAssembleRequest,
   QAModelCall,
   QAReport,
@@ -8,7 +13,7 @@ import {
   ToolResult,
   UserMode,
 } from '@stagecraft/contracts';
-import { ModelRequestRecord, ModelResponse } from './state';
+import { ModelRequestRecord, ModelResponse, PriorTurns } from './state';
 
 /** What went wrong, as the error reply that reported it. */
 export interface Fault {
@@ -31,6 +36,10 @@ export type RunInput =
       projectRoot: string;
       /** The last revision of the conversation's earlier turns, when there are any. */
       historyThrough?: number;
+      /** When and how the run compacts what its requests carry; absent: it never does. */
+      compaction?: CompactionSettings;
+      /** The turns `historyThrough` refers to, as the shell loaded them (absent: none). */
+      prior?: PriorTurns;
       at: string;
     }
   /** The shell picked up a stored run; only logs written by older versions need anything done. */
@@ -55,10 +64,25 @@ export interface Knowledge {
   policies(delegation: DelegationState): readonly StagePolicy[] | undefined;
   /** The assembled text of a recovery prompt for this decision, or undefined if not fetched. */
   prompt(promptId: string): string | undefined;
+  /** The summary the model wrote for a compaction (or why it could not), or undefined if not asked yet. */
+  summary(compactionId: string): ModelSummary | undefined;
 }
+
+/** What the shell got when it asked the model to summarise (the `model` compaction method). */
+export type ModelSummary = { summary: HistorySummary; modelCall: CompactionModelCall } | { failed: string };
 
 export type Need =
   | { kind: 'policies'; request: { userMode: UserMode; reasoningEnabled: boolean; delegation: DelegationState } }
-  | { kind: 'prompt'; promptId: string; request: PromptAssembleRequest };
+  | { kind: 'prompt'; promptId: string; request: PromptAssembleRequest }
+  /** A summary by the model: assemble the summarize prompt, send it with `transcript`, read the answer's sections. */
+  | {
+      kind: 'summary';
+      compactionId: string;
+      assemble: PromptAssembleRequest;
+      transcript: string;
+      /** What the summary stands for: every section cites it. */
+      covers: EventRange[];
+      meta: ModelCallMeta;
+    };
 
 export const delegationKey = (delegation: DelegationState): string => delegation.chain.join('\u0000');

@@ -1,4 +1,5 @@
 import { ChatMessage, PromptAssembleRequest, QaReviewRequest, StagePolicy, ToolExecuteRequest } from '@stagecraft/contracts';
+import { requestConversation } from './compaction';
 import { runIds } from './ids';
 import { activeAgent, activeInstructions, delegationOf, promptVariables } from './rules';
 import { InStage, RunState, inStage } from './state';
@@ -10,7 +11,7 @@ export interface ModelCallPlan {
   policy: StagePolicy;
   /** The system prompt to assemble first. */
   assemble: PromptAssembleRequest;
-  /** Everything after the system prompt: the earlier turns, then this run's messages. */
+  /** Everything after the system prompt: the summary, if any, then the earlier turns and this run's messages after it. */
   conversation: readonly ChatMessage[];
   /** The tools to offer: exactly the policy's, and none where the stage runs no tool loop. */
   toolNames: StagePolicy['tools'];
@@ -58,7 +59,7 @@ function modelCallPlan(s: InStage): ModelCallPlan {
       instructions: activeInstructions(s.delegations),
       agentType: activeAgent(s.delegations),
     },
-    conversation: [...s.prior, ...s.history],
+    conversation: requestConversation(s),
     toolNames: policy.toolLoop ? policy.tools : [],
   };
 }

@@ -1,18 +1,19 @@
 import { StagePolicy, canonicalJson } from '@stagecraft/contracts';
 import { parseContextId } from '@stagecraft/context';
 import { decide } from './decide';
-import { evolveRun } from './evolve';
+import { evolveRun, foldRun } from './evolve';
 import { Knowledge, RunInput, delegationKey } from './inputs';
 import { RunLimits } from './limits';
 import { nextStep } from './next-step';
 import { PendingEvent } from './pending-event';
-import { RunState } from './state';
+import { NO_PRIOR_TURNS, PriorTurns, RunState, withPrior } from './state';
 
 /** A recorded run event: its type and data, and when it was stored. */
 export type RecordedRunEvent = PendingEvent & { metadata?: { occurredAt?: string } };
 
 export type ReplayResult =
-  | { identical: true; events: number; decisions: number }
+  /** `copied`: the head a forked run copied from another run, taken as recorded. */
+  | { identical: true; events: number; decisions: number; copied?: number }
   | { identical: false; index: number; expected: RecordedRunEvent | null; actual: PendingEvent | null; why: string };
 
 const REVIEW_NOT_COMPLETED = 'QA review could not be completed: ';
@@ -27,15 +28,16 @@ const stored = (event: PendingEvent | null) =>
  * recovery prompt's text is read back from the correction it produced. No model is called and no tool
  * runs. The result is the same events, or the first one that differs.
  */
-export function replayRun(recorded: readonly RecordedRunEvent[], limits: RunLimits): ReplayResult {
+export function replayRun(recorded: readonly RecordedRunEvent[], limits: RunLimits, prior: PriorTurns = NO_PRIOR_TURNS): ReplayResult {
   const knowledge = recordedKnowledge(recorded);
-  let state: RunState = { status: 'new' };
-  let index = 0;
+  const copied = copiedHead(recorded);
+  let state: RunState = withPrior(foldRun(recorded.slice(0, copied)), prior);
+  let index = copied;
   let decisions = 0;
   for (;;) {
-    const input = inputAt(state, recorded, index);
+    const input = inputAt(state, recorded, index, prior);
     if (input === null) {
-      if (index === recorded.length) return { identical: true, events: index, decisions };
+      if (index === recorded.length) return { identical: true, events: index, decisions, ...(copied > 0 ? { copied } : {}) };
       return { identical: false, index, expected: recorded[index], actual: null, why: 'the run ended here; the log goes on' };
     }
     let decision;
@@ -57,10 +59,16 @@ export function replayRun(recorded: readonly RecordedRunEvent[], limits: RunLimi
     for (const event of decision.events) {
       const expected = recorded[index] ?? null;
       if (stored(event) !== stored(expected)) return { identical: false, index, expected, actual: event, why: 'events differ' };
-      state = evolveRun(state, event);
+      state = withPrior(evolveRun(state, event), prior);
       index += 1;
     }
   }
+}
+
+/** A forked run's stream starts with a copy of another run's events up to the fork point: how many. */
+function copiedHead(recorded: readonly RecordedRunEvent[]): number {
+  const first = recorded[0];
+  return first?.type === 'RunStarted' && first.data.forkedFrom ? first.data.forkedFrom.revision + 1 : 0;
 }
 
 /** The policies every stage entry recorded, per delegation chain; a correction's prompt text as the log holds it. */
@@ -81,6 +89,13 @@ function recordedKnowledge(recorded: readonly RecordedRunEvent[]) {
           const end = correction.data.content.lastIndexOf('\n\n(');
           return end < 0 ? correction.data.content : correction.data.content.slice(0, end);
         },
+        summary: (compactionId) => {
+          const made = log.slice(index).find((e) => e.type === 'HistoryCompacted' && e.data.compactionId === compactionId);
+          if (made?.type !== 'HistoryCompacted') return undefined;
+          const { summary, modelCall } = made.data;
+          // A model summary is taken as recorded; one that fell back to the extractive method is made again.
+          return made.data.method === 'model' && modelCall ? { summary, modelCall } : { failed: 'recorded as extractive' };
+        },
       };
     },
   };
@@ -94,14 +109,14 @@ function timeAt(recorded: readonly RecordedRunEvent[], index: number): string {
 }
 
 /** The input the shell must have observed for the log to go on as recorded from `index`; null once the run is over. */
-function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: number): RunInput | null {
+function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: number, prior: PriorTurns): RunInput | null {
   const at = timeAt(recorded, index);
   const next = recorded[index];
   const after = recorded[index + 1];
   if (state.status === 'new') {
     if (next?.type !== 'RunStarted') return null;
     const { userInput, ...start } = next.data;
-    return { type: 'RunRequested', ...start, message: userInput, at };
+    return { type: 'RunRequested', ...start, message: userInput, prior, at };
   }
   const step = nextStep(state);
   if (step.kind === 'finished' || !next) return null;

@@ -1,5 +1,5 @@
-import { ChatMessage, DeliveryState, EventData, HistorySummary, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
-import { SequenceState } from '@stagecraft/context';
+import { DeliveryState, EventData, HistorySummary, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
+import { SequenceState, SourcedMessage, SourcedOutcome } from '@stagecraft/context';
 
 export type RunStart = EventData<'RunStarted'>;
 export type ModelRequestRecord = EventData<'ModelRequested'>;
@@ -38,18 +38,40 @@ export interface StageState {
   step: StageStep;
 }
 
+/** A conversation's turns before this run: the conversation's own summary, if it has one, and the turns after it. */
+export interface PriorTurns {
+  summary: HistorySummary | null;
+  messages: readonly SourcedMessage[];
+}
+
+export const NO_PRIOR_TURNS: PriorTurns = { summary: null, messages: [] };
+
+export interface RunCompaction {
+  summary: HistorySummary;
+  /** Leading messages of `[...prior.messages, ...history]` the summary stands for. */
+  replaced: number;
+  count: number;
+  /** The last revision of the run stream the summaries have drawn on; -1 for none. */
+  runThrough: number;
+}
+
 /** What every started run carries, whatever its status. */
 export interface RunProgress {
   start: RunStart;
   /** The earlier turns `start.historyThrough` refers to, loaded by the shell from the conversation stream. */
-  prior: readonly ChatMessage[];
-  history: readonly ChatMessage[];
+  prior: PriorTurns;
+  /** This run's messages, each with its revision on the run stream. */
+  history: readonly SourcedMessage[];
+  /** Every reasoning outcome the run recorded, with its revision. */
+  outcomes: readonly SourcedOutcome[];
+  /** Events folded so far: the revision the next event of the run stream gets. */
+  events: number;
   messageCount: number;
   modelRequests: number;
-  /** Hashes of prompt bodies this run has stored already. */
-  knownBodies: readonly string[];
-  /** The latest compaction: its summary stands for the first `replaced` messages of `[...prior, ...history]`. */
-  compaction: { summary: HistorySummary; replaced: number } | null;
+  /** The message hashes of the run's latest recorded request: the next one is recorded as its difference from them. */
+  requestHashes: readonly string[];
+  /** The latest compaction: its summary stands for the first `replaced` messages of `[...prior.messages, ...history]`. */
+  compaction: RunCompaction | null;
   toolLog: readonly string[];
   lastOutcome: ReasoningOutcome | null;
   deliveryChecks: number;
@@ -75,3 +97,7 @@ export type InStage = Running & { current: StageState };
 export const initialRunState = (): RunState => ({ status: 'new' });
 
 export const inStage = (state: RunState): state is InStage => state.status === 'running' && state.current !== null;
+
+/** The earlier turns are loaded by the shell, not stored on the run stream: folded states get them here. */
+export const withPrior = (state: RunState, prior: PriorTurns): RunState =>
+  state.status === 'new' || state.prior === prior ? state : { ...state, prior };

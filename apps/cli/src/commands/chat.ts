@@ -28,18 +28,18 @@ export interface ChatResult {
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
-/** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
-export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & { failed: boolean }> {
+/** A system to talk to: a running distributed one over NATS, or all six services started in this process. */
+export async function connectSystem(config: ShellConfig, json: boolean): Promise<{ bus: MessageBus; requester: Requester; close(): Promise<void> }> {
   const logger = pino({ level: config.logLevel }, pino.destination(2));
   let bus: MessageBus;
   let close: () => Promise<void>;
   if (config.natsUrl) {
     bus = await connectNatsBus(config.natsUrl, 'stagecraft-cli');
     close = () => bus.close();
-    if (!flags.json) write(`stagecraft: using the distributed system at ${config.natsUrl}`);
+    if (!json) write(`stagecraft: using the distributed system at ${config.natsUrl}`);
   } else {
     const model = await chooseModel(process.env, logger);
-    if (!flags.json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
+    if (!json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
     const host = await startHost({
       definitions: allServices({ gateway: model.gateway, resume: false }),
       transport: 'inproc',
@@ -53,22 +53,41 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
       await model.scripted?.close();
     };
   }
+  const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
+  return { bus, requester, close };
+}
+
+/** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
+export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & { failed: boolean }> {
+  const system = await connectSystem(config, Boolean(flags.json));
   try {
-    const requester: Requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
-    return await follow(bus, requester, config.prefix, message, flags);
+    const runId = randomUUID();
+    return await followRun(system.bus, config.prefix, runId, flags, () =>
+      system.requester.request('conversation.send', {
+        runId,
+        conversationId: flags.conversation,
+        message,
+        userMode: flags.mode,
+        reasoningEnabled: Boolean(flags.reasoning),
+        projectRoot: resolve(flags.root),
+      }),
+    );
   } finally {
-    await close();
+    await system.close();
   }
 }
 
-async function follow(
+/**
+ * Follows a run live from its first event, printing each (or its JSON), after `start` has asked for
+ * it; then the result, the run folded the one way every reader folds it.
+ */
+export async function followRun<R extends { conversationId: string }>(
   bus: MessageBus,
-  requester: Requester,
   prefix: string,
-  message: string,
-  flags: ChatFlags,
-): Promise<ChatResult & { failed: boolean }> {
-  const runId = randomUUID();
+  runId: string,
+  flags: { json?: boolean; timeout: number },
+  start: () => Promise<R>,
+): Promise<ChatResult & Omit<R, keyof ChatResult> & { failed: boolean }> {
   const events: RunEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<RunEvent>((resolveEnd, reject) => {
@@ -84,20 +103,17 @@ async function follow(
     });
   });
   await bus.flush();
-  const { conversationId } = await requester.request('conversation.send', {
-    runId,
-    conversationId: flags.conversation,
-    message,
-    userMode: flags.mode,
-    reasoningEnabled: Boolean(flags.reasoning),
-    projectRoot: resolve(flags.root),
+  const reply = await start().catch((error: unknown) => {
+    clearTimeout(timer);
+    throw error;
   });
   const last = await ended.finally(() => clearTimeout(timer));
   // The live feed is the run's own events, so the result is the run folded the one way every reader folds it.
   const run = foldRun(events);
-  const result: ChatResult = {
+  const result = {
+    ...reply,
     runId,
-    conversationId,
+    conversationId: reply.conversationId,
     deliveryState: run.status === 'completed' ? run.deliveryState : null,
     answer: run.status === 'completed' ? run.answer : null,
     qaReport: run.status === 'new' ? null : run.qaReport,

@@ -48,11 +48,12 @@ export function describeEvent(event: StagecraftEvent): string | null {
       const { method, replaced, tokensBefore, tokensAfter } = event.data;
       return `  history compacted (${method}): ${replaced} messages summarised, ~${tokensBefore} → ~${tokensAfter} tokens`;
     }
-    // Not on a run's stream: the tool service's own record of a call, and memories.
+    // Not on a run's stream: the tool service's own record of a call, memories, prompt bodies.
     case 'ToolExecutionStarted':
     case 'ToolExecutionFinished':
     case 'ToolExecutionRefused':
     case 'MemoryRetained':
+    case 'PromptBodyStored':
       return null;
     default: {
       const unreachable: never = event;

@@ -1,28 +1,121 @@
 import { performance } from 'node:perf_hooks';
+import { StagecraftError, canonicalJson } from '@stagecraft/contracts';
 import { activeRunsProjection } from '@stagecraft/conversation-service';
-import { Projection, openEventStore, rebuildProjection } from '@stagecraft/event-store';
+import { CheckpointStore, EventReader, Projection, createMemoryCheckpointStore, openEventStore, rebuildProjection } from '@stagecraft/event-store';
 import { formatTable } from '../table';
+import { verifyView } from './verify-view';
 
-/** Every read model that is kept as a checkpointed projection. */
-const PROJECTIONS: Projection<unknown>[] = [activeRunsProjection as Projection<unknown>];
+/** Every read model kept as a checkpointed projection, by name. */
+export function readModels(): Projection<unknown>[] {
+  return [activeRunsProjection as Projection<unknown>];
+}
 
-/** Rebuilds every read model from position zero and saves it with its checkpoint. */
-export async function replay(storeUrl: string): Promise<void> {
+/** The one model `name` asks for, or all of them; an unknown name is a usage error that lists the known ones. */
+export function selectReadModels(name: string | undefined): Projection<unknown>[] {
+  const all = readModels();
+  if (name === undefined) return all;
+  const chosen = all.filter((m) => m.name === name);
+  if (chosen.length > 0) return chosen;
+  const known = all.map((m) => m.name).join(', ');
+  throw new StagecraftError('VALIDATION', `unknown read model '${name}'`, [{ path: ['projection'], message: `known: ${known}` }]);
+}
+
+/** The view's size as its checkpoint keeps it: canonical JSON, in UTF-8 bytes. */
+export const viewBytes = (state: unknown): number => Buffer.byteLength(canonicalJson(state));
+
+/** The projection with a count of the events it was handed, for the report. */
+function counted<S>(projection: Projection<S>): { projection: Projection<S>; folded(): number } {
+  let folded = 0;
+  return {
+    projection: { ...projection, evolve: (state, event) => ((folded += 1), projection.evolve(state, event)) },
+    folded: () => folded,
+  };
+}
+
+export interface RebuiltView {
+  name: string;
+  position: bigint;
+  bytes: number;
+  folded: number;
+  ms: number;
+}
+
+/** Folds each model from position zero and saves it as its checkpoint in `checkpoints`. */
+export async function rebuildViews(store: EventReader, checkpoints: CheckpointStore, models: Projection<unknown>[]): Promise<RebuiltView[]> {
+  const rebuilt: RebuiltView[] = [];
+  for (const model of models) {
+    const started = performance.now();
+    const { projection, folded } = counted(model);
+    const state = await rebuildProjection(store, projection, { checkpoints });
+    const ms = performance.now() - started;
+    const saved = await checkpoints.load(model.name);
+    rebuilt.push({ name: model.name, position: saved?.position ?? 0n, bytes: viewBytes(state), folded: folded(), ms });
+  }
+  return rebuilt;
+}
+
+/** `stagecraft replay`: rebuilds every read model (or one) from position zero and saves it as the checkpoint the services resume from. */
+export async function replay(storeUrl: string, only?: string): Promise<void> {
+  const models = selectReadModels(only);
   const store = openEventStore(storeUrl);
   try {
+    const rows = (await rebuildViews(store, store.checkpoints, models)).map((v) => [
+      v.name,
+      String(v.position),
+      `${v.bytes} bytes`,
+      String(v.folded),
+      `${v.ms.toFixed(1)} ms`,
+    ]);
+    process.stdout.write(`${formatTable(['READ MODEL', 'POSITION', 'SIZE', 'EVENTS FOLDED', 'TIME'], rows)}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `stagecraft replay --verify`: each model rebuilt from zero into a scratch checkpoint store, the
+ * live view brought to the same position from its own checkpoint (its saved checkpoint untouched),
+ * and the two compared as canonical JSON. True when none differs; a view with no checkpoint yet
+ * has nothing to compare, which fails only when `only` names it.
+ */
+export async function verifyReplay(storeUrl: string, only?: string): Promise<boolean> {
+  const models = selectReadModels(only);
+  const store = openEventStore(storeUrl);
+  try {
+    const scratch = createMemoryCheckpointStore();
     const rows: string[][] = [];
-    for (const projection of PROJECTIONS) {
-      const started = performance.now();
-      const state = await rebuildProjection(store, projection, { checkpoints: store.checkpoints });
-      const saved = await store.checkpoints.load(projection.name);
-      rows.push([
-        projection.name,
-        String(saved?.position ?? 0n),
-        `${JSON.stringify(state).length} bytes`,
-        `${(performance.now() - started).toFixed(1)} ms`,
-      ]);
+    const details: string[] = [];
+    let ok = true;
+    for (const model of models) {
+      const result = await verifyView(store, store.checkpoints, scratch, model);
+      switch (result.kind) {
+        case 'same':
+          rows.push([model.name, String(result.position), `${result.bytes} bytes`, 'same']);
+          break;
+        case 'no-checkpoint':
+          rows.push([model.name, String(result.position), '', 'no checkpoint yet']);
+          if (only !== undefined) ok = false;
+          break;
+        case 'differs':
+          rows.push([model.name, String(result.position), '', 'DIFFERS']);
+          details.push(`${model.name}: the live view differs from the rebuilt one at position ${result.position}`);
+          for (const d of result.differences) details.push(`  ${d.path}: live ${d.live ?? '(absent)'}, rebuilt ${d.rebuilt ?? '(absent)'}`);
+          ok = false;
+          break;
+        case 'moving':
+          rows.push([model.name, `${result.live} / ${result.rebuilt}`, '', 'log kept moving']);
+          details.push(`${model.name}: the log kept growing; live at ${result.live}, rebuilt at ${result.rebuilt}, not compared`);
+          ok = false;
+          break;
+        default: {
+          const unknown: never = result;
+          throw new Error(`unknown verification result ${JSON.stringify(unknown)}`);
+        }
+      }
     }
-    process.stdout.write(`${formatTable(['PROJECTION', 'POSITION', 'READ MODEL', 'TIME'], rows)}\n`);
+    process.stdout.write(`${formatTable(['READ MODEL', 'POSITION', 'SIZE', 'RESULT'], rows)}\n`);
+    for (const line of details) process.stdout.write(`${line}\n`);
+    return ok;
   } finally {
     await store.close();
   }

@@ -3,6 +3,7 @@ import { EventMetadata } from '../metadata';
 import { conversationEventSchemas } from './conversation';
 import { EventUnion } from './family';
 import { memoryEventSchemas } from './memory';
+import { promptEventSchemas } from './prompt';
 import { runEventSchemas, runEvents } from './run';
 import { toolCallEventSchemas } from './toolcall';
 
@@ -13,9 +14,17 @@ export { runEventSchemas, runEvents, type RunEvent, type RunEventType } from './
 export { toolCallEventSchemas, toolCallEvents, type ToolCallEvent } from './toolcall';
 export { conversationEventSchemas, conversationEvents, type ConversationEvent } from './conversation';
 export { memoryEventSchemas, memoryEvents, type MemoryEvent } from './memory';
+export { promptEventSchemas, promptEvents, type PromptEvent } from './prompt';
+export { MessageHashEntry, compactMessageHashes, expandMessageHashes } from './message-hashes';
 
 /** Event data schemas, one per event type, of every stream family. */
-export const eventDataSchemas = { ...runEventSchemas, ...conversationEventSchemas, ...memoryEventSchemas, ...toolCallEventSchemas };
+export const eventDataSchemas = {
+  ...runEventSchemas,
+  ...conversationEventSchemas,
+  ...memoryEventSchemas,
+  ...toolCallEventSchemas,
+  ...promptEventSchemas,
+};
 
 export type EventType = keyof typeof eventDataSchemas;
 export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
@@ -44,4 +53,6 @@ export const streams = {
   conversation: (conversationId: string) => `conversation-${conversationId}`,
   toolCall: (callId: string) => `toolcall-${callId}`,
   memory: (scope: string) => `memory-${scope}`,
+  /** One prompt body, under its sha256 (docs/decisions/0018). */
+  promptBody: (hash: string) => `promptbody-${hash}`,
 } as const;

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, Stage, ToolName, UserMode } from '../common';
 import { ErrorCode } from '../errors';
+import { RunForkPoint } from '../conversation';
 import { CompactionSettings, HistoryCompacted } from '../history';
 import { Instruction } from '../instructions';
 import { StagePolicy } from '../policy';
 import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { EventUnion, eventFamily } from './family';
+import { MessageHashEntry } from './message-hashes';
 import { MessageAppended, Sha256, ToolCall, ToolCallOutcome } from './shared';
 
 /** `run-<runId>`: everything one run did, written by the conversation service alone. */
@@ -25,6 +27,8 @@ export const runEventSchemas = {
     historyThrough: z.number().int().min(0).optional(),
     /** When and how this run compacts what its requests carry; absent in logs from before compaction (never compacts). */
     compaction: CompactionSettings.optional(),
+    /** The run this one was forked from: its events up to this revision are copied at the head of this stream. */
+    forkedFrom: RunForkPoint.optional(),
   }),
   StageEntered: z.object({
     stage: Stage,
@@ -40,9 +44,14 @@ export const runEventSchemas = {
     messageCount: z.number().int().min(0),
     tokenEstimate: z.number().int().min(0),
     promptHash: Sha256,
-    /** Hashes of every message body in order; each body is stored once, in the first request that used it. */
-    messageHashes: z.array(Sha256),
-    newBodies: z.record(Sha256, z.string()),
+    /**
+     * Every message body of the request in order, by hash, the stretches the previous request also sent
+     * as ranges of it (`expandMessageHashes`). Bodies live in `promptbody-<hash>` streams, or are messages
+     * the log holds already: this run's, and its conversation's turns through `historyThrough`.
+     */
+    messageHashes: z.array(MessageHashEntry),
+    /** Logs written before bodies were stored once per store: each body, in the first request of its run that used it. */
+    newBodies: z.record(Sha256, z.string()).optional(),
   }),
   ModelResponded: z.object({
     requestId: Id,

@@ -1,4 +1,13 @@
-import { collect, expectStrictlyIncreasing, markLog, newEvents, readAllAfter, uniqueStream, type ContractContext } from './fixtures';
+import {
+  collect,
+  expectStrictlyIncreasing,
+  markLog,
+  newEvents,
+  readAllAfter,
+  uniqueStream,
+  uniqueType,
+  type ContractContext,
+} from './fixtures';
 
 export function globalLogContract(ctx: ContractContext): void {
   describe('global log', () => {
@@ -21,6 +30,31 @@ export function globalLogContract(ctx: ContractContext): void {
       expectStrictlyIncreasing(firstThree.map((e) => e.position));
       const next = await ctx.store().readAll({ fromPosition: firstThree[2].position, maxCount: 1 });
       expect(next[0].position).toBeGreaterThan(firstThree[2].position);
+    });
+
+    it('reads only the given types, in log order, maxCount counting only those', async () => {
+      const store = ctx.store();
+      const after = await markLog(store);
+      const [wanted, alsoWanted, other] = [uniqueType('Wanted'), uniqueType('AlsoWanted'), uniqueType('Other')];
+      const stream = uniqueStream('typed');
+      const batch = [
+        ...newEvents(2, other),
+        ...newEvents(2, wanted),
+        ...newEvents(3, other),
+        ...newEvents(1, alsoWanted),
+        ...newEvents(2, wanted),
+      ];
+      await store.appendToStream(stream, batch);
+      const ids = (types: string[]) => batch.filter((e) => types.includes(e.type)).map((e) => e.id);
+
+      const read = await store.readAll({ fromPosition: after, types: [wanted, alsoWanted] });
+      expect(read.map((e) => e.id)).toEqual(ids([wanted, alsoWanted]));
+      expectStrictlyIncreasing(read.map((e) => e.position));
+      const firstTwo = await store.readAll({ fromPosition: after, maxCount: 2, types: [alsoWanted, wanted] });
+      expect(firstTwo.map((e) => e.id)).toEqual(ids([wanted]).slice(0, 2));
+      const rest = await store.readAll({ fromPosition: firstTwo[1].position, maxCount: 10, types: [wanted, alsoWanted] });
+      expect(rest.map((e) => e.id)).toEqual(ids([wanted, alsoWanted]).slice(2));
+      expect(await store.readAll({ fromPosition: after, types: [] })).toEqual([]);
     });
   });
 

@@ -12,6 +12,10 @@ export interface KurrentDbEventStoreOptions {
   connectionString: string;
 }
 
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A pattern that matches these event types and nothing else (none, for an empty list). */
+const exactly = (types: readonly string[]) => (types.length === 0 ? '(?!)' : `^(?:${types.map(escapeRegex).join('|')})$`);
+
 export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
   const kurrent = loadKurrentClient();
   const client = kurrent.KurrentDBClient.connectionString(normalizeKurrentDbConnectionString(options.connectionString));
@@ -65,7 +69,8 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
         fromPosition: toReadPosition(after),
         maxCount: after > 0n ? Math.min(wanted + 1, Number.MAX_SAFE_INTEGER) : wanted,
         direction: kurrent.FORWARDS,
-        filter: kurrent.excludeSystemEvents(),
+        // The server filters by type; an exact-match pattern also keeps its system events (`$…`) out.
+        filter: readOptions?.types ? kurrent.eventTypeFilter({ regex: exactly(readOptions.types) }) : kurrent.excludeSystemEvents(),
       };
       const events: RecordedEvent[] = [];
       try {

@@ -117,7 +117,11 @@ export function createMemoryEventStore(): EventStore {
       const from = options?.fromPosition === undefined || options.fromPosition === 'start' ? 0 : Number(options.fromPosition);
       const count = options?.maxCount ?? log.length;
       // Positions are 1-based indexes into the log.
-      return log.slice(from, from + count).map(toRecorded);
+      if (!options?.types) return log.slice(from, from + count).map(toRecorded);
+      const types = new Set(options.types);
+      const found: RecordedEvent[] = [];
+      for (let i = from; i < log.length && found.length < count; i += 1) if (types.has(log[i].type)) found.push(toRecorded(log[i]));
+      return found;
     },
 
     subscribeToAll(options) {

@@ -12,7 +12,9 @@ async function fold<S>(
   const handles = new Set(projection.handles);
   let after = from;
   for (;;) {
-    const page = await store.readAll({ fromPosition: after, maxCount: pageSize });
+    // Only the handled types are read (the position reached is the last of them, which resumes the same);
+    // the check keeps a reader that ignores `types` correct.
+    const page = await store.readAll({ fromPosition: after, maxCount: pageSize, types: projection.handles });
     for (const event of page) if (handles.has(event.type)) state = projection.evolve(state, event);
     if (page.length > 0) after = page[page.length - 1].position;
     if (page.length < pageSize) return { state, position: after };

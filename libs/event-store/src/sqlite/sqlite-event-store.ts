@@ -97,7 +97,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     async readAll(readOptions) {
       const from = readOptions?.fromPosition === undefined || readOptions.fromPosition === 'start' ? 0 : Number(readOptions.fromPosition);
-      const rows = sql.readAll.all(from, readOptions?.maxCount ?? -1) as unknown as EventRow[];
+      const limit = readOptions?.maxCount ?? -1;
+      const types = readOptions?.types;
+      const rows = (types
+        ? sql.readAllOfTypes.all(from, JSON.stringify(types), limit)
+        : sql.readAll.all(from, limit)) as unknown as EventRow[];
       return rows.map(toRecorded);
     },
 

@@ -15,13 +15,18 @@ export function prepareStatements(db: DatabaseSync) {
     readForwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision BETWEEN ? AND ? ORDER BY revision`),
     readBackwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision BETWEEN ? AND ? ORDER BY revision DESC`),
     readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+    // The types come as one JSON array, so one statement serves every set of types; the set is built once per query.
+    readAllOfTypes: db.prepare(
+      `SELECT ${columns} FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?`,
+    ),
     loadCheckpoint: db.prepare('SELECT position, state FROM checkpoints WHERE name = ?'),
     saveCheckpoint: db.prepare(
       'INSERT INTO checkpoints (name, position, state) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, state = excluded.state',
     ),
   } satisfies Record<string, StatementSync>;
   // Rows as arrays: no per-row object with named keys on the hot read paths.
-  for (const read of [statements.readForwards, statements.readBackwards, statements.readAll]) read.setReturnArrays(true);
+  for (const read of [statements.readForwards, statements.readBackwards, statements.readAll, statements.readAllOfTypes])
+    read.setReturnArrays(true);
   return statements;
 }
 

@@ -1,6 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import {
+  ConversationForkReply,
+  ConversationForkRequest,
   ConversationSendReply,
   ConversationSendRequest,
   NO_DELEGATION,
@@ -14,6 +16,7 @@ import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
 import { decideAndAppend } from './effects';
+import { forkRun } from './fork';
 import { RunKnowledge } from './knowledge';
 import { RunLog, turnsOf } from './run-log';
 import type { RunRegistry } from './run-registry';
@@ -44,7 +47,8 @@ export class ConversationController {
     if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${runId} already exists`);
     // Earlier turns are referenced by revision, not copied: a conversation's text is stored once.
     const last = earlier.at(-1);
-    log.usePrior(turnsOf(earlier));
+    const prior = turnsOf(conversationId, earlier);
+    log.usePrior(prior);
     const input = {
       type: 'RunRequested' as const,
       runId,
@@ -54,10 +58,20 @@ export class ConversationController {
       message,
       projectRoot,
       historyThrough: last ? Number(last.revision) : undefined,
+      compaction: this.ports.compaction ?? undefined,
+      prior,
       at: this.ports.clock().toISOString(),
     };
     await decideAndAppend(this.ports, log, input, knowledge);
     void this.registry.drive(log, knowledge);
     return { runId, conversationId };
+  }
+
+  /** Starts a run from a recorded run's head and answers at once; the new run goes on on `run.<runId>.events`. */
+  @Handles('conversation.fork')
+  async fork(@Payload() request: ConversationForkRequest, @Ctx() context: RequestContext): Promise<ConversationForkReply> {
+    const reply = await forkRun(this.ports, request, context.correlationId);
+    await this.registry.resume(reply.runId);
+    return reply;
   }
 }

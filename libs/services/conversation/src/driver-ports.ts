@@ -1,6 +1,7 @@
 import type { EventStore } from '@stagecraft/event-store';
 import type { MessageBus, Requester } from '@stagecraft/messaging';
 import type { ModelGateway } from '@stagecraft/model-gateway';
+import type { CompactionSettings } from '@stagecraft/contracts';
 import type { RunLimits } from '@stagecraft/run';
 import type { Logger } from 'pino';
 
@@ -15,6 +16,8 @@ export interface DriverPorts {
   newId: () => string;
   logger: Logger;
   limits: RunLimits;
+  /** How new runs compact what their requests carry (recorded in each `RunStarted`); null: never. */
+  compaction: CompactionSettings | null;
   /** The directories a run's project root may be in; undefined: any. */
   projectRoots?: readonly string[];
   /** Called with the event types of each batch right after it is committed to a run stream (a fault-injection hook for crash tests). */

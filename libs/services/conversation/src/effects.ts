@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, toErrorReply } from '@stagecraft/contracts';
+import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, compactMessageHashes, toErrorReply } from '@stagecraft/contracts';
 import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
 import {
   ModelCallPlan,
@@ -7,6 +7,7 @@ import {
   RunInput,
   RunState,
   RunStep,
+  Running,
   decide,
   modelMessages,
   nextStep,
@@ -14,7 +15,9 @@ import {
 } from '@stagecraft/run';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
+import { asRequestedBy } from './fork';
 import { RunKnowledge } from './knowledge';
+import { promptBodiesOf } from './prompt-bodies';
 import { RunLog } from './run-log';
 
 /** Decisions in a row that may ask for something before the decider has all it needs. */
@@ -69,7 +72,7 @@ async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunSte
     case 'call_model':
       return { input: await callModel(ports, state, step.plan), causationId: step.plan.requestId };
     case 'run_tool':
-      return { input: await runTool(ports, step.request), causationId: step.request.callId };
+      return { input: await runTool(ports, asRequestedBy(state, step.request)), causationId: step.request.callId };
     case 'review':
       return { input: await review(ports, step.request) };
     case 'resume':
@@ -83,18 +86,45 @@ async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunSte
 
 /**
  * One model step: what was asked (prompt bodies by hash) and what came back, decided on together.
- * A crash during the call leaves no trace of it, and the restarted run asks again.
+ * The bodies the request names are stored while the model answers, and before the request is: a crash
+ * between the two leaves a body nothing names, never a request without its bodies. A crash during the
+ * call leaves no request, and the restarted run asks again.
  */
 async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan): Promise<RunInput> {
   if (state.status !== 'running') throw new StagecraftError('INTERNAL', 'only a running run calls the model');
-  const { start } = state;
   const assembled = await ports.requester.request('prompt.assemble', plan.assemble);
   const messages = modelMessages(plan, assembled.system);
   const tools = toolSpecs(plan.toolNames);
-  const request = plan.record ? recordOf(ports, plan, messages, tools, [...state.knownBodies, ...storedHashesOf(state.prior)]) : undefined;
+  const recorded = plan.record ? recordOf(ports, plan, state, messages, tools) : undefined;
+  const metadata = { correlationId: state.start.runId, causationId: plan.requestId, occurredAt: now(ports) };
+  // Settled at once, so a failed write waits for the answer without being reported as unhandled.
+  const stored = recorded
+    ? promptBodiesOf(ports.store)
+        .storeAll(recorded.bodies, metadata)
+        .then(
+          () => null,
+          (error: unknown) => error,
+        )
+    : null;
+  const request = recorded?.request;
   const violations = requestViolations(plan, assembled.promptIds, messages);
-  if (violations.length > 0)
-    return { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) };
+  const input: RunInput =
+    violations.length > 0
+      ? { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) }
+      : await askModel(ports, state, plan, messages, tools, request);
+  const failure = await stored;
+  if (failure) throw failure;
+  return input;
+}
+
+async function askModel(
+  ports: DriverPorts,
+  { start }: Running,
+  plan: ModelCallPlan,
+  messages: ChatMessage[],
+  tools: ReturnType<typeof toolSpecs>,
+  request: ModelRequestRecord | undefined,
+): Promise<RunInput> {
   const meta: ModelCallMeta = {
     requestId: plan.requestId,
     runId: start.runId,
@@ -117,24 +147,32 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   }
 }
 
+/**
+ * The record of a request: every message by hash, as ranges of the run's previous request where it
+ * repeats it, and the bodies to store. Messages the log holds already (the run's own, its conversation's
+ * earlier turns) are not stored again: a reader rebuilds their bodies from those events.
+ */
 function recordOf(
   ports: DriverPorts,
   plan: ModelCallPlan,
+  state: Running,
   messages: ChatMessage[],
   tools: ReturnType<typeof toolSpecs>,
-  known: readonly string[],
-): ModelRequestRecord {
-  const hashed = hashPrompt(messages, tools, new Set(known));
+): { request: ModelRequestRecord; bodies: Record<string, string> } {
+  const held = storedHashesOf([...state.prior.messages, ...state.history].map((m) => m.message));
+  const hashed = hashPrompt(messages, tools, new Set(held));
   return {
-    requestId: plan.requestId,
-    stage: plan.policy.stage,
-    model: ports.gateway.model,
-    toolNames: [...plan.toolNames],
-    messageCount: messages.length,
-    tokenEstimate: hashed.tokenEstimate,
-    promptHash: hashed.promptHash,
-    messageHashes: hashed.messageHashes,
-    newBodies: hashed.newBodies,
+    request: {
+      requestId: plan.requestId,
+      stage: plan.policy.stage,
+      model: ports.gateway.model,
+      toolNames: [...plan.toolNames],
+      messageCount: messages.length,
+      tokenEstimate: hashed.tokenEstimate,
+      promptHash: hashed.promptHash,
+      messageHashes: compactMessageHashes(hashed.messageHashes, state.requestHashes),
+    },
+    bodies: hashed.newBodies,
   };
 }
 

@@ -4,6 +4,9 @@ import { EventStore, RunningProcessor, startProcessor } from '@stagecraft/event-
 import { cachedRequests } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
+import { CompactionSettings } from '@stagecraft/contracts';
+import { DEFAULT_COMPACTION } from '@stagecraft/context';
+import { compactionFromEnv } from './compaction-config';
 import { EVENT_STORE, SHELL_CONFIG, ServiceDefinition, ShellPorts } from '@stagecraft/service-shell';
 import { ConversationController } from './conversation.controller';
 import { DriverPorts } from './driver-ports';
@@ -23,6 +26,8 @@ export interface ConversationOptions {
   limits?: Partial<RunLimits>;
   /** Whether to pick up unfinished runs at start-up (default true). */
   resume?: boolean;
+  /** Compaction settings on top of the defaults, before the environment's (`STAGECRAFT_COMPACT_*`) apply. */
+  compaction?: Partial<CompactionSettings>;
 }
 
 /**
@@ -108,6 +113,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
           newId: shell.newId,
           logger: shell.logger,
           limits: { ...DEFAULT_RUN_LIMITS, ...options.limits },
+          compaction: compactionFromEnv(shell.env, { ...DEFAULT_COMPACTION, ...options.compaction }),
           projectRoots: shell.projectRoots,
           afterCommit: crashAfterCommit(shell.env),
         }),

@@ -1,5 +1,4 @@
 import {
-  ChatMessage,
   ConversationEvent,
   EventData,
   EventType,
@@ -10,8 +9,9 @@ import {
   runEvents,
   streams,
 } from '@stagecraft/contracts';
-import { ConcurrencyError, EventReader, readEvents } from '@stagecraft/event-store';
-import { PendingEvent, RunState, evolveRun, foldRun, toChatMessage } from '@stagecraft/run';
+import { ConcurrencyError, EventReader, Recorded, readEvents } from '@stagecraft/event-store';
+import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
+import { NO_PRIOR_TURNS, PendingEvent, PriorTurns, RunState, evolveRun, foldRun, withPrior } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 
 /**
@@ -28,7 +28,7 @@ export class RunLog {
     private readonly correlationId: string,
     private contextId: string | undefined,
     /** The earlier turns of the conversation, which `RunStarted.historyThrough` refers to. */
-    private prior: readonly ChatMessage[],
+    private prior: PriorTurns,
   ) {}
 
   static async open(ports: DriverPorts, runId: string, correlationId?: string): Promise<RunLog> {
@@ -36,7 +36,8 @@ export class RunLog {
     const state = foldRun(events);
     const last = events.at(-1);
     const contextId = events.findLast((e) => e.type === 'StageEntered')?.metadata.contextId;
-    const prior = state.status === 'new' ? [] : await earlierTurns(ports.store, state.start.conversationId, state.start.historyThrough);
+    const prior =
+      state.status === 'new' ? NO_PRIOR_TURNS : await earlierTurns(ports.store, state.start.conversationId, state.start.historyThrough);
     return new RunLog(
       ports,
       runId,
@@ -49,11 +50,11 @@ export class RunLog {
   }
 
   get state(): RunState {
-    return this.folded.status === 'new' ? this.folded : { ...this.folded, prior: this.prior };
+    return withPrior(this.folded, this.prior);
   }
 
   /** For a run about to start: the conversation's turns so far. */
-  usePrior(prior: readonly ChatMessage[]): void {
+  usePrior(prior: PriorTurns): void {
     this.prior = prior;
   }
 
@@ -61,6 +62,8 @@ export class RunLog {
     if (events.length === 0) return;
     const start = this.folded.status === 'new' ? (events[0].type === 'RunStarted' ? events[0].data : undefined) : this.folded.start;
     const occurredAt = this.ports.clock().toISOString();
+    // Every event of the commit names the revision it begins at: a fork point must end a commit.
+    const commitStart = this.revision === null ? 0 : Number(this.revision) + 1;
     let contextId = this.contextId;
     const stored = events.map((e) => {
       if (e.type === 'StageEntered') contextId = e.data.contextId;
@@ -69,6 +72,7 @@ export class RunLog {
         conversationId: start?.conversationId,
         contextId,
         causationId,
+        commitStart,
         correlationId: this.correlationId,
         occurredAt,
       };
@@ -96,13 +100,17 @@ function validate<T extends EventType>(type: T, data: unknown): EventData<T> {
   return parsed.data as EventData<T>;
 }
 
-/** A conversation's turns up to a revision, as chat messages in order. */
-export async function earlierTurns(reader: EventReader, conversationId: string, through?: number): Promise<ChatMessage[]> {
-  if (through === undefined) return [];
+/** A conversation's turns up to a revision: its latest summary and the turns after it. */
+export async function earlierTurns(reader: EventReader, conversationId: string, through?: number): Promise<PriorTurns> {
+  if (through === undefined) return NO_PRIOR_TURNS;
   return turnsOf(
+    conversationId,
     await readEvents(reader, streams.conversation(conversationId), conversationEvents, { fromRevision: 0n, maxCount: through + 1 }),
   );
 }
 
-export const turnsOf = (events: readonly ConversationEvent[]): ChatMessage[] =>
-  events.flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));
+/** The conversation's compressed history (the same fold as the memory service's view), as a run's earlier turns. */
+export function turnsOf(conversationId: string, events: readonly Recorded<ConversationEvent>[]): PriorTurns {
+  const history = events.reduce(evolveHistory, emptyHistory(conversationId));
+  return { summary: history.summary, messages: sourcedMessages(history, streams.conversation(conversationId)) };
+}

@@ -39,13 +39,18 @@ export class RunRegistry {
     return done;
   }
 
+  /** Drives a stored run on from where its log stops: after a restart, or from the head a fork copied. */
+  async resume(runId: string): Promise<void> {
+    void this.drive(await RunLog.open(this.ports, runId));
+  }
+
   async resumeUnfinished(): Promise<string[]> {
     // From the saved checkpoint: a restart reads only what was appended since the last one.
     const { active } = await catchUpProjection(this.ports.store, this.ports.store.checkpoints, activeRunsProjection);
     for (const runId of active) {
       if (this.closed) break;
       this.ports.logger.info({ runId }, 'resuming unfinished run');
-      void this.drive(await RunLog.open(this.ports, runId));
+      await this.resume(runId);
     }
     return active;
   }

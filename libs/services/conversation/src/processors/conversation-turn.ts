@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { EventOf, runEvents, streams } from '@stagecraft/contracts';
+import { EventOf, conversationEvents, runEvents, streams } from '@stagecraft/contracts';
+import { compactionEvent, extractiveSummary, planCompaction } from '@stagecraft/context';
+import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { runIds } from '@stagecraft/run';
 import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents } from '@stagecraft/event-store';
 
@@ -84,10 +86,37 @@ export async function rememberTurn(
       return 'present';
     try {
       // `stored` also when the store recognised these ids as a retry of its own: still one turn.
-      await store.appendToStream(stream, turn, { expectedRevision: held.length > 0 ? held[held.length - 1].revision : 'no_stream' });
+      await store.appendToStream(stream, [...turn, ...compactionAfter(started, held, turn)], {
+        expectedRevision: held.length > 0 ? held[held.length - 1].revision : 'no_stream',
+      });
       return 'stored';
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }
   }
+}
+
+const conversationTypes = new Set<string>(conversationEvents.types);
+
+/**
+ * The conversation's own compaction, decided with the run's recorded settings once its turn is in:
+ * when the turns after the latest summary have grown past them, the older ones are summarised
+ * (extractively: deterministic, so writing the turn again gives the same event) in the same append.
+ */
+export function compactionAfter(started: EventOf<'RunStarted'>, held: readonly RecordedEvent[], turn: readonly NewEvent[]): NewEvent[] {
+  const settings = started.data.compaction;
+  if (!settings) return [];
+  const { runId, conversationId } = started.data;
+  const stream = streams.conversation(conversationId);
+  const next = held.length > 0 ? Number(held[held.length - 1].revision) + 1 : 0;
+  const events = [
+    ...held.filter((e) => conversationTypes.has(e.type)),
+    ...turn.map((e, i) => ({ ...e, revision: BigInt(next + i), position: 0n })),
+  ];
+  const history = events.reduce(evolveHistory, emptyHistory(conversationId));
+  const plan = planCompaction(history.summary, sourcedMessages(history, stream), settings);
+  if (!plan) return [];
+  const summary = extractiveSummary({ previous: history.summary, messages: plan.replaced, outcomes: [] });
+  const data = compactionEvent({ compactionId: `${runId}.turn-compaction`, plan, method: 'extractive', summary, outcomes: [] });
+  return [{ id: stableEventId(`${runId}/turn/compaction`), type: 'HistoryCompacted', data, metadata: turn[0].metadata }];
 }

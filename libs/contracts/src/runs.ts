@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { ConversationId, DeliveryState, IsoTimestamp, RunId, Stage, UserMode } from './common';
+import { RunStatus } from './conversation';
+import { ErrorCode } from './errors';
+import { LogPosition } from './memory';
+import { QAReport, Usage } from './qa';
+
+/** What a run's model calls used, per model (`qa` for the reviewer's calls, whose model is not recorded). */
+export const TokensByModel = z.record(z.string(), Usage);
+export type TokensByModel = z.infer<typeof TokensByModel>;
+
+/** One model's price in US dollars per million tokens. */
+export const ModelPrice = z.strictObject({ promptPerMTok: z.number().min(0), completionPerMTok: z.number().min(0) });
+export type ModelPrice = z.infer<typeof ModelPrice>;
+/** Prices by model name: `STAGECRAFT_PRICES`. */
+export const PriceTable = z.record(z.string().min(1), ModelPrice);
+export type PriceTable = z.infer<typeof PriceTable>;
+
+/** What a run's tokens cost at today's prices; `priced` is false when a model it used has no price (its tokens count as 0). */
+export const RunCost = z.object({ amount: z.number().min(0), currency: z.literal('USD'), priced: z.boolean() });
+export type RunCost = z.infer<typeof RunCost>;
+
+/** One run as the runs view keeps it, folded from its stream. */
+export const RunRecord = z.object({
+  runId: RunId,
+  conversationId: ConversationId,
+  userMode: UserMode,
+  reasoningEnabled: z.boolean(),
+  status: RunStatus,
+  /** The stage it entered last. */
+  stage: Stage.nullable(),
+  startedAt: IsoTimestamp,
+  /** When its latest event occurred. */
+  updatedAt: IsoTimestamp,
+  endedAt: IsoTimestamp.nullable(),
+  /** The run's own model calls, its history compactions' and its reviewer's. */
+  modelCalls: z.number().int().min(0),
+  tokens: TokensByModel,
+  /** Once `DONE`, never turned back. */
+  deliveryState: DeliveryState.nullable(),
+  qaVerdict: QAReport.shape.verdict.nullable(),
+  failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** A run as `runs.list` and `runs.get` answer it: the record, its cost at the configured prices, and whether it is stuck. */
+export const RunSummary = RunRecord.extend({
+  cost: RunCost,
+  /** Started, not ended, and idle for longer than the service's threshold (`STAGECRAFT_STUCK_AFTER_MS`). */
+  stuck: z.boolean(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+/** Newest first (in the order the runs started). `stuck`: true for stuck runs only, false for the others. */
+export const RunsListRequest = z.object({
+  status: RunStatus.optional(),
+  conversationId: ConversationId.optional(),
+  stuck: z.boolean().optional(),
+  limit: z.number().int().min(1).max(500).default(50),
+  minPosition: LogPosition.optional(),
+});
+export type RunsListRequest = z.infer<typeof RunsListRequest>;
+export const RunsListReply = z.object({ runs: z.array(RunSummary), position: LogPosition });
+export type RunsListReply = z.infer<typeof RunsListReply>;
+
+export const RunsGetRequest = z.object({ runId: RunId, minPosition: LogPosition.optional() });
+export type RunsGetRequest = z.infer<typeof RunsGetRequest>;
+export const RunsGetReply = z.object({ run: RunSummary.nullable(), position: LogPosition });
+export type RunsGetReply = z.infer<typeof RunsGetReply>;

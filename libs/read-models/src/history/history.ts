@@ -1,0 +1,81 @@
+import { EventData, HistorySummary } from '@stagecraft/contracts';
+import { SourcedMessage } from '@stagecraft/context';
+import { LoggedEvent, ReadModel } from '../read-model';
+
+/** A message of a conversation's turns, as the history keeps it. */
+export interface HistoryEntry {
+  role: EventData<'MessageAppended'>['role'];
+  content: string;
+  kind: EventData<'MessageAppended'>['kind'];
+  /** Its revision on the conversation stream. */
+  revision: number;
+}
+
+/** A conversation's compressed history: the latest summary, and the turns after it verbatim. */
+export interface ConversationHistory {
+  conversationId: string;
+  summary: HistorySummary | null;
+  messages: HistoryEntry[];
+  compactions: number;
+  /** The last revision of the conversation stream folded in; -1 before any. */
+  revision: number;
+  /** The log position of that event, as a decimal string ("0" before any). */
+  position: string;
+}
+
+export const emptyHistory = (conversationId: string): ConversationHistory => ({
+  conversationId,
+  summary: null,
+  messages: [],
+  compactions: 0,
+  revision: -1,
+  position: '0',
+});
+
+type HistoryEvent = Pick<LoggedEvent, 'type' | 'data' | 'revision' | 'position'>;
+
+/** One conversation event folded into its history. Returns a new history; the one given is not changed. */
+export function evolveHistory(history: ConversationHistory, event: HistoryEvent): ConversationHistory {
+  const at = { revision: Number(event.revision), position: event.position.toString() };
+  if (event.type === 'MessageAppended') {
+    const { role, content, kind } = event.data as EventData<'MessageAppended'>;
+    return { ...history, ...at, messages: [...history.messages, { role, content, kind, revision: at.revision }] };
+  }
+  if (event.type === 'HistoryCompacted') {
+    const { summary, replaced } = event.data as EventData<'HistoryCompacted'>;
+    return { ...history, ...at, summary, messages: history.messages.slice(replaced), compactions: history.compactions + 1 };
+  }
+  return history;
+}
+
+/** The turns after the summary, as the compaction and the run's requests take them. */
+export const sourcedMessages = (history: ConversationHistory, stream: string): SourcedMessage[] =>
+  history.messages.map(({ role, content, kind, revision }) => ({
+    message: { role: role === 'system' ? 'user' : role, content },
+    kind,
+    stream,
+    revision,
+  }));
+
+export interface HistoryView {
+  conversations: Record<string, ConversationHistory>;
+}
+
+const CONVERSATION = 'conversation-';
+
+/**
+ * Every conversation's compressed history, from the conversation streams. The fold owns its view: it
+ * replaces one conversation's entry in place (copying every conversation per event would make a
+ * rebuild quadratic), and never changes an entry it handed out.
+ */
+export const historyModel: ReadModel<HistoryView> = {
+  name: 'memory-history',
+  handles: ['MessageAppended', 'HistoryCompacted'],
+  initialState: () => ({ conversations: {} }),
+  evolve(view, event) {
+    if (!event.streamId.startsWith(CONVERSATION)) return view;
+    const id = event.streamId.slice(CONVERSATION.length);
+    view.conversations[id] = evolveHistory(view.conversations[id] ?? emptyHistory(id), event);
+    return view;
+  },
+};

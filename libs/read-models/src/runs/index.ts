@@ -1,0 +1,5 @@
+export { QA_MODEL, UNKNOWN_MODEL, recordOf, runsModel } from './runs';
+export type { RunEntry, RunsView } from './runs';
+export { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
+export type { Idleness, RunsQuery } from './list-runs';
+export { costOf } from './cost';

@@ -1,0 +1,44 @@
+import type { RunRecord } from '@stagecraft/contracts';
+import { entryOf } from '../logged';
+import { RunsView, recordOf } from './runs';
+
+/** The caller's clock and patience: a run idle for longer than `idleMs` at `now` is stuck. */
+export interface Idleness {
+  now: Date;
+  idleMs: number;
+}
+
+/** Started, never ended, and nothing happened to it for longer than the threshold. */
+export const isStuck = (run: RunRecord, { now, idleMs }: Idleness): boolean =>
+  run.status === 'running' && now.getTime() - Date.parse(run.updatedAt) > idleMs;
+
+export interface RunsQuery {
+  status?: RunRecord['status'];
+  conversationId?: string;
+  /** Only stuck runs (`only` true, the default) or only the others. */
+  stuck?: Idleness & { only?: boolean };
+  limit: number;
+}
+
+/** Newest first, in the order the runs started in the log; stops as soon as `limit` runs matched. */
+export function listRuns(view: RunsView, query: RunsQuery): RunRecord[] {
+  const found: RunRecord[] = [];
+  for (let i = view.started.length - 1; i >= 0 && found.length < query.limit; i -= 1) {
+    const run = entryOf(view.runs, view.started[i]);
+    if (!run) continue;
+    if (query.status !== undefined && run.status !== query.status) continue;
+    if (query.conversationId !== undefined && run.conversationId !== query.conversationId) continue;
+    if (query.stuck && isStuck(run, query.stuck) !== (query.stuck.only ?? true)) continue;
+    found.push(recordOf(run));
+  }
+  return found;
+}
+
+/** Runs that started, have not ended, and have been idle for longer than `idleMs` at `now`: newest first. */
+export const stuckRuns = (view: RunsView, idleness: Idleness, limit = Number.POSITIVE_INFINITY): RunRecord[] =>
+  listRuns(view, { stuck: idleness, limit });
+
+export function runOf(view: RunsView, runId: string): RunRecord | null {
+  const run = entryOf(view.runs, runId);
+  return run ? recordOf(run) : null;
+}

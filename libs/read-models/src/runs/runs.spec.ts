@@ -1,0 +1,208 @@
+import {
+  AT,
+  Log,
+  at,
+  fold,
+  foldThroughCheckpoint,
+  modelRequested,
+  modelResponded,
+  outcome,
+  runStarted,
+  stageEntered,
+  usage,
+} from '../log.spec-helper';
+import { runOf } from './list-runs';
+import { QA_MODEL, UNKNOWN_MODEL, runsModel } from './runs';
+
+const CONTEXT = 'r1/main/001/2026-11-01T10:00:00Z';
+const report = (verdict: 'pass' | 'concerns') => ({ verdict, summary: 'looked', findings: [] });
+
+describe('the runs view', () => {
+  it('given a started run, then it is running with its switches, at no stage yet', () => {
+    const log = new Log();
+    log.run('r1')('RunStarted', { ...runStarted('r1'), userMode: 'chat', reasoningEnabled: false });
+    expect(runOf(fold(runsModel, log.events), 'r1')).toEqual({
+      runId: 'r1',
+      conversationId: 'c1',
+      userMode: 'chat',
+      reasoningEnabled: false,
+      status: 'running',
+      stage: null,
+      startedAt: AT,
+      updatedAt: AT,
+      endedAt: null,
+      modelCalls: 0,
+      tokens: {},
+      deliveryState: null,
+      qaVerdict: null,
+      failure: null,
+    });
+  });
+
+  it('given a completed run, then it has its stage, times, model calls and tokens by model (the model named by its request), delivery and QA verdict', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('StageEntered', stageEntered('act', CONTEXT), at(1));
+    r1('ModelRequested', modelRequested('r1.m1', 'gpt-a'), at(2));
+    r1('ModelResponded', modelResponded('r1.m1', usage(100, 20)), at(3));
+    r1('ModelRequested', modelRequested('r1.m2', 'gpt-b'), at(4));
+    r1('ModelResponded', modelResponded('r1.m2', usage(50, 5)), at(5));
+    r1('ModelRequested', modelRequested('r1.m3', 'gpt-a'), at(6));
+    r1('ModelResponded', modelResponded('r1.m3', usage(10, 1)), at(7));
+    r1('DeliveryChecked', { state: 'DONE', iteration: 0 }, at(8));
+    r1('StageEntered', stageEntered('qa_review', CONTEXT), at(9));
+    r1(
+      'QAReportIssued',
+      {
+        report: report('concerns'),
+        modelCalls: [
+          { requestId: 'qa.1', latencyMs: 3, usage: usage(7, 3), finishReason: 'stop' },
+          { requestId: 'qa.2', latencyMs: 3, finishReason: 'stop' },
+        ],
+      },
+      at(10),
+    );
+    r1('RunCompleted', { deliveryState: 'DONE', answer: 'fixed' }, at(11));
+
+    expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({
+      status: 'completed',
+      stage: 'qa_review',
+      startedAt: AT,
+      updatedAt: at(11),
+      endedAt: at(11),
+      modelCalls: 5,
+      tokens: {
+        'gpt-a': usage(110, 21),
+        'gpt-b': usage(50, 5),
+        [QA_MODEL]: usage(7, 3),
+      },
+      deliveryState: 'DONE',
+      qaVerdict: 'concerns',
+      failure: null,
+    });
+  });
+
+  it('given a DONE delivery check, then neither a later NEEDS_WORK check nor a NEEDS_WORK completion turns it back', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('DeliveryChecked', { state: 'NEEDS_WORK', iteration: 0 });
+    expect(runOf(fold(runsModel, log.events), 'r1')?.deliveryState).toBe('NEEDS_WORK');
+    r1('DeliveryChecked', { state: 'DONE', iteration: 1 });
+    r1('DeliveryChecked', { state: 'NEEDS_WORK', iteration: 2 });
+    r1('RunCompleted', { deliveryState: 'NEEDS_WORK', answer: 'x' });
+    expect(runOf(fold(runsModel, log.events), 'r1')?.deliveryState).toBe('DONE');
+  });
+
+  it('given a failed run, then it has the failure, and a second terminal event changes neither status nor failure', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('RunFailed', { code: 'UNAVAILABLE', reason: 'model down', stage: 'act' }, at(4));
+    r1('RunCompleted', { deliveryState: 'DONE', answer: 'late' }, at(9));
+    expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({
+      status: 'failed',
+      endedAt: at(4),
+      updatedAt: at(9),
+      failure: { code: 'UNAVAILABLE', reason: 'model down' },
+    });
+  });
+
+  it("given a compaction that called a model, then that call and its tokens are the run's", () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('HistoryCompacted', {
+      compactionId: 'k1',
+      method: 'model',
+      trigger: { messageCount: 40, tokenEstimate: 9000, maxMessages: 30, maxTokens: 8000 },
+      replaced: 30,
+      covers: [{ stream: 'run-r1', from: 0, to: 30 }],
+      summary: {
+        goals: { items: [], sources: [] },
+        decisions: { items: [], sources: [] },
+        currentPlan: { items: [], sources: [] },
+        openIssues: { items: [], sources: [] },
+        toolOutputs: { items: [], sources: [] },
+      },
+      tokensBefore: 9000,
+      tokensAfter: 2000,
+      modelCall: {
+        requestId: 'k1.m',
+        model: 'gpt-small',
+        promptHash: 'h',
+        messageCount: 30,
+        tokenEstimate: 9000,
+        latencyMs: 40,
+        usage: usage(9000, 300),
+        finishReason: 'stop',
+      },
+    });
+    expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({ modelCalls: 1, tokens: { 'gpt-small': usage(9000, 300) } });
+  });
+
+  it('given a response to a request it never saw, then its tokens are counted under an unknown model', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('ModelResponded', modelResponded('r1.m9', usage(3, 4)));
+    r1('ModelRequested', modelRequested('r1.m1', 'gpt-a'));
+    r1('ModelResponded', modelResponded('r1.m1'));
+    expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({ modelCalls: 2, tokens: { [UNKNOWN_MODEL]: usage(3, 4) } });
+  });
+
+  it('given events of a run it never saw start, or run event types on other streams, then it keeps nothing for them', () => {
+    const log = new Log();
+    log.run('r1')('DeliveryChecked', { state: 'DONE', iteration: 0 });
+    log.append('toolcall-c1', 'RunStarted', runStarted('r2'));
+    expect(fold(runsModel, log.events)).toEqual({ runs: {}, started: [] });
+  });
+
+  it('given every kind of run event, then updatedAt is the time of the latest, whatever its type', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('ReasoningRecorded', { requestId: 'r1.m1', format: 'micro', text: '…', outcome: outcome('go') }, at(1));
+    r1('ToolCallRequested', { callId: 'call-1', tool: 'read_file', arguments: { path: 'a' }, stage: 'act' }, at(2));
+    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(2));
+    r1('ToolCallCompleted', { callId: 'call-1', tool: 'read_file', ok: true, output: 'x', truncated: false, durationMs: 1 }, at(3));
+    r1('MessageAppended', { messageId: 'm', role: 'tool', content: 'x', instructions: [], intermediate: false, kind: 'tool_result' }, at(4));
+    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(4));
+  });
+
+  it('never changes an entry it handed out, replaces only the entry of the run an event belongs to, and resumes from a checkpoint to the same view', () => {
+    const log = new Log();
+    const [a, b] = [log.run('ra'), log.run('rb')];
+    a('RunStarted', runStarted('ra'));
+    b('RunStarted', runStarted('rb'));
+    a('ModelRequested', modelRequested('ra.m1', 'gpt-a'));
+    const view = fold(runsModel, log.events);
+    const [entryA, entryB] = [view.runs['ra'], view.runs['rb']];
+    const before = structuredClone(entryA);
+    a('ModelResponded', modelResponded('ra.m1', usage(1, 1)), at(5));
+    a('RunCompleted', { deliveryState: 'DONE', answer: 'ok' }, at(6));
+    const same = fold(runsModel, log.events.slice(3), view);
+    expect(same).toBe(view);
+    expect(entryA).toEqual(before);
+    expect(view.runs['rb']).toBe(entryB);
+    expect(view.runs['ra']).toMatchObject({ status: 'completed', open: {} });
+    for (let cut = 1; cut < log.events.length; cut += 1) {
+      expect(JSON.stringify(foldThroughCheckpoint(runsModel, log.events, cut))).toBe(JSON.stringify(fold(runsModel, log.events)));
+    }
+  });
+
+  it('keeps runs whose ids are names of Object properties as runs like any other', () => {
+    const log = new Log();
+    const run = log.run('constructor');
+    run('ModelResponded', modelResponded('x', usage(1, 1)));
+    expect(fold(runsModel, log.events).started).toEqual([]);
+    run('RunStarted', runStarted('constructor'));
+    run('ModelRequested', modelRequested('toString', 'gpt-a'));
+    run('ModelResponded', modelResponded('toString', usage(1, 1)));
+    const view = fold(runsModel, log.events);
+    expect(view.started).toEqual(['constructor']);
+    expect(runOf(view, 'constructor')).toMatchObject({ runId: 'constructor', tokens: { 'gpt-a': usage(1, 1) } });
+    expect(runOf(view, 'valueOf')).toBeNull();
+  });
+});

@@ -1,0 +1,160 @@
+import { runEvents } from '@stagecraft/contracts';
+import type { DeliveryState, EventData, RunEvent, RunRecord, TokensByModel } from '@stagecraft/contracts';
+import { Logged, entryOf, runEventOf } from '../logged';
+import type { ReadModel } from '../read-model';
+
+/** A run as the view keeps it: its record, and the model each unanswered request went to. */
+export interface RunEntry extends RunRecord {
+  open: Record<string, string>;
+}
+
+export interface RunsView {
+  runs: Record<string, RunEntry>;
+  /** Run ids in the order the runs started: newest first is this, backwards. */
+  started: string[];
+}
+
+/** Tokens of a response whose request this view never saw (a log that does not start at the run's start). */
+export const UNKNOWN_MODEL = 'unknown';
+/** The reviewer's calls: `QAReportIssued` records their usage, not their model. */
+export const QA_MODEL = 'qa';
+
+type Usage = NonNullable<EventData<'ModelResponded'>['usage']>;
+
+function withUsage(tokens: TokensByModel, model: string, usage: Usage | undefined): TokensByModel {
+  if (!usage) return tokens;
+  const sum = entryOf(tokens, model) ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  return {
+    ...tokens,
+    [model]: {
+      promptTokens: sum.promptTokens + usage.promptTokens,
+      completionTokens: sum.completionTokens + usage.completionTokens,
+      totalTokens: sum.totalTokens + usage.totalTokens,
+    },
+  };
+}
+
+/** A `DONE` delivery is never turned back. */
+const delivered = (current: DeliveryState | null, next: DeliveryState): DeliveryState => (current === 'DONE' ? 'DONE' : next);
+
+function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStarted' }>>): RunEntry {
+  const { conversationId, userMode, reasoningEnabled } = event.data;
+  const at = event.metadata.occurredAt;
+  return {
+    runId,
+    conversationId,
+    userMode,
+    reasoningEnabled,
+    status: 'running',
+    stage: null,
+    startedAt: at,
+    updatedAt: at,
+    endedAt: null,
+    modelCalls: 0,
+    tokens: {},
+    deliveryState: null,
+    qaVerdict: null,
+    failure: null,
+    open: {},
+  };
+}
+
+/** Only a running run ends, and it ends once; either way no request of it is still waited for. */
+function end(next: RunEntry, status: 'completed' | 'failed'): boolean {
+  next.open = {};
+  if (next.status !== 'running') return false;
+  next.status = status;
+  next.endedAt = next.updatedAt;
+  return true;
+}
+
+/**
+ * One event of a started run: a new entry (the one given is never changed). `next` is a copy made
+ * for this event, so filling it in is safe: nobody has seen it yet.
+ */
+function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
+  const next: RunEntry = { ...run, updatedAt: event.metadata.occurredAt };
+  switch (event.type) {
+    case 'StageEntered':
+      next.stage = event.data.stage;
+      return next;
+    case 'ModelRequested':
+      next.open = { ...run.open, [event.data.requestId]: event.data.model };
+      return next;
+    case 'ModelResponded': {
+      const { requestId, usage } = event.data;
+      const { [requestId]: _answered, ...open } = run.open;
+      next.open = open;
+      next.modelCalls += 1;
+      next.tokens = withUsage(run.tokens, entryOf(run.open, requestId) ?? UNKNOWN_MODEL, usage);
+      return next;
+    }
+    case 'HistoryCompacted': {
+      const call = event.data.modelCall;
+      if (!call) return next;
+      next.modelCalls += 1;
+      next.tokens = withUsage(run.tokens, call.model, call.usage);
+      return next;
+    }
+    case 'QAReportIssued': {
+      const calls = event.data.modelCalls ?? [];
+      next.qaVerdict = event.data.report.verdict;
+      next.modelCalls += calls.length;
+      next.tokens = calls.reduce((sum, call) => withUsage(sum, QA_MODEL, call.usage), run.tokens);
+      return next;
+    }
+    case 'DeliveryChecked':
+      next.deliveryState = delivered(run.deliveryState, event.data.state);
+      return next;
+    case 'RunCompleted':
+      end(next, 'completed');
+      next.deliveryState = delivered(run.deliveryState, event.data.deliveryState);
+      return next;
+    case 'RunFailed':
+      if (end(next, 'failed')) next.failure = { code: event.data.code, reason: event.data.reason };
+      return next;
+    case 'RunStarted':
+    case 'ReasoningRecorded':
+    case 'InstructionIssued':
+    case 'ToolCallRequested':
+    case 'ToolCallCompleted':
+    case 'ToolCallRejected':
+    case 'MessageAppended':
+      return next;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * Every run: status, stage, times, model calls and tokens by model, delivery, QA verdict, failure.
+ * Reads every run event, so `updatedAt` is the time of the run's latest event whatever it was. The fold
+ * owns its view: it replaces one run's entry in place and appends to `started` (copying every run per
+ * event would make a rebuild quadratic), and never changes an entry it has handed out. Events of a run
+ * whose `RunStarted` it has not seen are passed over.
+ */
+export const runsModel: ReadModel<RunsView> = {
+  name: 'memory-runs',
+  handles: runEvents.types,
+  initialState: () => ({ runs: {}, started: [] }),
+  evolve(view, logged) {
+    const found = runEventOf(logged);
+    if (!found) return view;
+    const { runId, event } = found;
+    const run = entryOf(view.runs, runId);
+    if (run) view.runs[runId] = evolveRun(run, event);
+    else if (event.type === 'RunStarted') {
+      view.runs[runId] = started(runId, event);
+      view.started.push(runId);
+    }
+    return view;
+  },
+};
+
+/** The record a caller sees: the entry without what the fold keeps for itself. */
+export function recordOf(entry: RunEntry): RunRecord {
+  const { open: _open, ...record } = entry;
+  return record;
+}

@@ -1,0 +1,83 @@
+import { ChatMessage, EventRange, HistorySummary, streams } from '@stagecraft/contracts';
+import {
+  SourcedMessage,
+  compactionEvent,
+  extractiveSummary,
+  planCompaction,
+  rangesOf,
+  transcriptOf,
+  withSummary,
+} from '@stagecraft/context';
+import { SUMMARIZE_PROMPT } from '@stagecraft/prompts';
+import { Batch } from './batch';
+import { Knowledge, Need } from './inputs';
+import { runIds } from './ids';
+import { activeAgent, promptVariables } from './rules';
+import { InStage, Running, inStage } from './state';
+
+/** The summary the run's requests start with: its own latest, else the conversation's. */
+export const currentSummary = (s: Running): HistorySummary | null => s.compaction?.summary ?? s.prior.summary;
+
+/** The earlier turns and this run's messages that no summary stands for yet. */
+export const pendingMessages = (s: Running): SourcedMessage[] => [...s.prior.messages, ...s.history].slice(s.compaction?.replaced ?? 0);
+
+/** What a model request carries after its system prompt: summary, then every message after it. */
+export const requestConversation = (s: Running): ChatMessage[] => withSummary(currentSummary(s), pendingMessages(s));
+
+/**
+ * Seed 002 §7: before the run asks the model again, compacts what the request would carry when it
+ * has grown past the run's settings. The extractive method decides here; the `model` method needs a
+ * summary the shell asks the model for, and falls back to the extractive one when that call failed.
+ */
+export function compactIfDue(batch: Batch, knowledge: Knowledge, missing: (need: Need) => never): void {
+  const s = batch.state;
+  if (!inStage(s) || s.current.step.kind !== 'ask' || s.current.stage === 'qa_review') return;
+  const settings = s.start.compaction;
+  if (!settings) return;
+  const summary = currentSummary(s);
+  const plan = planCompaction(summary, pendingMessages(s), settings);
+  if (!plan) return;
+  const compactionId = runIds.compaction(s.start.runId, (s.compaction?.count ?? 0) + 1);
+  const run = streams.run(s.start.runId);
+  const lastReplaced = Math.max(-1, ...plan.replaced.filter((m) => m.stream === run).map((m) => m.revision));
+  const drawnOn = s.compaction?.runThrough ?? -1;
+  const outcomes = s.outcomes.filter((o) => o.revision > drawnOn && o.revision < lastReplaced);
+  if (settings.method === 'model') {
+    const made = knowledge.summary(compactionId);
+    if (made === undefined)
+      missing(summaryNeed(s, compactionId, transcriptOf(summary, plan.replaced), rangesOf([...plan.replaced, ...outcomes])));
+    if ('summary' in made) {
+      batch.add(
+        'HistoryCompacted',
+        compactionEvent({ compactionId, plan, method: 'model', summary: made.summary, outcomes, modelCall: made.modelCall }),
+      );
+      return;
+    }
+  }
+  const extractive = extractiveSummary({ previous: summary, messages: plan.replaced, outcomes });
+  batch.add('HistoryCompacted', compactionEvent({ compactionId, plan, method: 'extractive', summary: extractive, outcomes }));
+}
+
+function summaryNeed(s: InStage, compactionId: string, transcript: string, covers: EventRange[]): Need {
+  const { start, current } = s;
+  return {
+    kind: 'summary',
+    compactionId,
+    assemble: {
+      policy: { ...current.policy, prompts: [SUMMARIZE_PROMPT] },
+      variables: promptVariables(s),
+      instructions: [],
+      agentType: activeAgent(s.delegations),
+    },
+    transcript,
+    covers,
+    meta: {
+      requestId: compactionId,
+      runId: start.runId,
+      conversationId: start.conversationId,
+      stage: current.stage,
+      userMode: start.userMode,
+      reasoningEnabled: start.reasoningEnabled,
+    },
+  };
+}
