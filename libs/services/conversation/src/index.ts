@@ -26,8 +26,8 @@ export interface ConversationOptions {
   limits?: Partial<RunLimits>;
   /** Whether to pick up unfinished runs at start-up (default true). */
   resume?: boolean;
-  /** Compaction settings on top of the defaults, before the environment's (`STAGECRAFT_COMPACT_*`) apply. */
-  compaction?: Partial<CompactionSettings>;
+  /** Compaction settings on top of the defaults, before the environment's (`STAGECRAFT_COMPACT_*`) apply; `off`: never. */
+  compaction?: Partial<CompactionSettings> | 'off';
 }
 
 /**
@@ -113,7 +113,7 @@ export function conversationModule(options: ConversationOptions = {}): new () =>
           newId: shell.newId,
           logger: shell.logger,
           limits: { ...DEFAULT_RUN_LIMITS, ...options.limits },
-          compaction: compactionFromEnv(shell.env, { ...DEFAULT_COMPACTION, ...options.compaction }),
+          compaction: options.compaction === 'off' ? null : compactionFromEnv(shell.env, { ...DEFAULT_COMPACTION, ...options.compaction }),
           projectRoots: shell.projectRoots,
           afterCommit: crashAfterCommit(shell.env),
         }),
