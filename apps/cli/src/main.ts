@@ -8,7 +8,7 @@ import { ChatFlags, chat } from './commands/chat';
 import { ForkFlags, fork } from './commands/fork';
 import { checkHealth, formatHealth } from './commands/health';
 import { replay, verifyReplay } from './commands/replay';
-import { auditStore, replayStoredRun, showRun } from './commands/runs';
+import { RunsListFlags, auditStore, listRunsCommand, replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
 
@@ -105,12 +105,23 @@ const parseRevision = (value: string): number => {
 
 const runs = program.command('runs').description('inspect runs in the event store');
 runs
+  .command('list')
+  .description('the runs, newest first: status, stage, times, model calls, tokens, cost, delivery and QA (embedded unless --nats-url)')
+  .option('--stuck', 'only runs idle for longer than STAGECRAFT_STUCK_AFTER_MS (default 10 minutes)')
+  .option('--status <status>', 'running | completed | failed')
+  .option('--limit <n>', 'at most this many runs (1-500)', (v) => Number(v), 50)
+  .option('--json', 'the runs.list reply object')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (flags: RunsListFlags & { natsUrl?: string; store?: string }) => listRunsCommand(flags, cliConfig(flags)));
+runs
   .command('show')
   .argument('<runId>')
   .addOption(storeOption())
   .option('--json', 'the raw events, one per line')
-  .action(async (runId: string, flags: { store?: string; json?: boolean }) => {
-    const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json));
+  .option('--prompts', 'with each model request, the messages it sent, rebuilt from the stored prompt bodies')
+  .action(async (runId: string, flags: { store?: string; json?: boolean; prompts?: boolean }) => {
+    const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json), Boolean(flags.prompts));
     process.exitCode = found ? 0 : 1;
   });
 runs
@@ -125,7 +136,11 @@ runs
   .command('fork')
   .description('start a new run from a stored run up to one of its revisions, and follow it live (embedded unless --nats-url)')
   .argument('<runId>')
-  .requiredOption('--at <revision>', 'the last event (0-based revision) of the stored run the new run keeps; it must end a commit', parseRevision)
+  .requiredOption(
+    '--at <revision>',
+    'the last event (0-based revision) of the stored run the new run keeps; it must end a commit',
+    parseRevision,
+  )
   .option('--json', 'one JSON object per run event, then the result')
   .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
   .addOption(natsOption())

@@ -65,7 +65,8 @@ export const ReasoningOutcomeGetRequest = z
   .superRefine((request, ctx) => {
     if ((request.runId === undefined) !== (request.conversationId === undefined)) return;
     ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of runId and conversationId' });
-  });
+  })
+  .meta({ oneOf: [{ required: ['runId'] }, { required: ['conversationId'] }] });
 /** `runId`: the run the outcome came from (null when there is none); `history`: that run's outcomes, oldest first. */
 export const ReasoningOutcomeGetReply = z.object({
   runId: RunId.nullable(),

@@ -51,8 +51,11 @@ export const RunSummary = RunRecord.extend({
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
-/** Newest first (in the order the runs started). `stuck`: true for stuck runs only, false for the others. */
-export const RunsListRequest = z.object({
+/**
+ * Newest first (in the order the runs started). `stuck`: true for stuck runs only, false for the
+ * others. Every filter is optional, so an unknown field is refused rather than read as "no filter".
+ */
+export const RunsListRequest = z.strictObject({
   status: RunStatus.optional(),
   conversationId: ConversationId.optional(),
   stuck: z.boolean().optional(),

@@ -1,5 +1,14 @@
 import type { ChatMessage, ToolSpec } from '@stagecraft/contracts';
-import { PIECEWISE_FROM, hashPrompt, messageBody, piecesOf, restoreMessages } from './hash-prompt';
+import {
+  PIECEWISE_FROM,
+  hashPrompt,
+  messageBody,
+  piecesNamedBy,
+  piecesOf,
+  restoreMessages,
+  storedBodiesOf,
+  storedHashesOf,
+} from './hash-prompt';
 
 const system: ChatMessage = { role: 'system', content: 'You are the agent.' };
 const user: ChatMessage = { role: 'user', content: 'Add a README.' };
@@ -130,6 +139,26 @@ describe('hashPrompt', () => {
       expect(restoreMessages(first.messageHashes, bodiesOf(first))).toEqual(one);
       expect(restoreMessages(second.messageHashes, bodiesOf(first, second))).toEqual(two);
       expect(() => restoreMessages(second.messageHashes, bodiesOf(second))).toThrow(/no body stored/);
+    });
+
+    it('rebuilds from messages the log holds the very bodies a request stored for them, pieces included', () => {
+      const long: ChatMessage = { role: 'tool', content: promptWith('a long tool result'), toolCallId: 'c1' };
+      const result = hashPrompt([system, user, long], tools, new Set());
+      const held = storedBodiesOf([user, long]);
+      expect([...held.keys()]).toEqual(storedHashesOf([user, long]));
+      for (const [hash, body] of held) expect(result.newBodies[hash]).toBe(body);
+      // Counted as known, they are not stored again: only the system prompt is.
+      const again = hashPrompt([system, user, long], tools, new Set(held.keys()));
+      expect(Object.keys(again.newBodies)).toEqual([again.messageHashes[0]]);
+      expect(restoreMessages(again.messageHashes, new Map([...held, ...Object.entries(again.newBodies)]))).toEqual([system, user, long]);
+    });
+
+    it('names the pieces of a long message body, and none of a short one', () => {
+      const result = hashPrompt([{ role: 'system', content: promptWith('x') }, user], tools, new Set());
+      const [systemHash, userHash] = result.messageHashes;
+      expect(piecesNamedBy(result.newBodies[systemHash])).toHaveLength(5);
+      expect(piecesNamedBy(result.newBodies[systemHash]).every((hash) => result.newBodies[hash] !== undefined)).toBe(true);
+      expect(piecesNamedBy(result.newBodies[userHash])).toEqual([]);
     });
   });
 });

@@ -9,13 +9,10 @@ import { reasoningOutcomeModel } from './reasoning-outcome';
 import { runsModel } from './runs';
 
 export type { LoggedEvent, ReadModel } from './read-model';
+export { entryOf } from './logged';
 export * from './history';
 export * from './reasoning-outcome';
 export * from './runs';
 
 /** Every read model, each kept by the memory service under its own checkpoint. */
-export const READ_MODELS: readonly ReadModel<unknown>[] = [
-  reasoningOutcomeModel as ReadModel<unknown>,
-  runsModel as ReadModel<unknown>,
-  historyModel as ReadModel<unknown>,
-];
+export const READ_MODELS: readonly ReadModel<unknown>[] = [reasoningOutcomeModel, runsModel, historyModel];

@@ -1,4 +1,4 @@
-import { auditRun } from './audit';
+import { auditRun, reasoningText } from './audit';
 import { recordedRun } from './given.spec-helper';
 import { PendingEvent } from './pending-event';
 
@@ -28,7 +28,7 @@ describe('auditRun', () => {
       'user-switches-kept',
       () =>
         planted('StageEntered', (e) =>
-          e.data.stage === 'act' ? { ...e, data: { ...e.data, policy: { ...e.data.policy, userMode: 'chat' } } } : e,
+          e.data.stage === 'act' && e.data.policy ? { ...e, data: { ...e.data, policy: { ...e.data.policy, userMode: 'chat' } } } : e,
         ),
       (e: PendingEvent) => e.type === 'StageEntered' && e.data.stage === 'act',
     ],
@@ -44,7 +44,7 @@ describe('auditRun', () => {
       'reasoning-instruction',
       () =>
         planted('StageEntered', (e) =>
-          e.data.stage === 'delivery_check'
+          e.data.stage === 'delivery_check' && e.data.policy
             ? {
                 ...e,
                 data: { ...e.data, policy: { ...e.data.policy, prompts: e.data.policy.prompts.filter((p) => !p.includes('reasoning')) } },
@@ -97,6 +97,33 @@ describe('auditRun', () => {
       ...log.slice(warmup + 1),
     ];
     expect(auditRun(withCall)).toEqual([expect.objectContaining({ invariant: 'tools-by-stage', index: warmup + 1 })]);
+  });
+
+  it('finds a recorded reasoning block quoted in a tool result, read from its response, or from the record in older logs', () => {
+    const log = recordedRun();
+    const recorded = at(log, (e) => e.type === 'ReasoningRecorded');
+    const reasoning = log[recorded];
+    const response = log.find((e) => e.type === 'ModelResponded');
+    if (reasoning.type !== 'ReasoningRecorded' || response?.type !== 'ModelResponded') throw new Error('the recorded run has no reasoning');
+    // The decider no longer copies the block: it is the first of the response recorded just before.
+    expect(reasoning.data.text).toBeUndefined();
+    const block = reasoningText(reasoning.data, response.data.content);
+    expect(block).toMatch(/^<ide_reasoning>[\s\S]*<\/ide_reasoning>$/);
+    const result = at(log, (e) => e.type === 'MessageAppended' && e.data.kind === 'tool_result');
+    const quoting = (events: PendingEvent[]) =>
+      events.map((e, i) =>
+        i === result && e.type === 'MessageAppended' ? { ...e, data: { ...e.data, content: `Earlier: ${block}` } } : e,
+      );
+    expect(auditRun(quoting(log))).toEqual([expect.objectContaining({ invariant: 'no-reasoning-reentry', index: result })]);
+    // A log written before: the record holds the text, and the response is not needed.
+    const older = log.map((e, i) =>
+      i === recorded && e.type === 'ReasoningRecorded'
+        ? { ...e, data: { ...e.data, text: block } }
+        : e.type === 'ModelResponded'
+          ? { ...e, data: { ...e.data, content: '' } }
+          : e,
+    );
+    expect(auditRun(quoting(older))).toEqual([expect.objectContaining({ invariant: 'no-reasoning-reentry', index: result })]);
   });
 
   it('refuses a stream that does not start with RunStarted', () => {

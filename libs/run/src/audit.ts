@@ -1,6 +1,6 @@
-import { ReadOnlyToolName } from '@stagecraft/contracts';
+import { ReadOnlyToolName, StagePolicy } from '@stagecraft/contracts';
 import { isReasoningPrompt } from '@stagecraft/policy';
-import { containsReasoning } from '@stagecraft/reasoning';
+import { containsReasoning, findBlocks } from '@stagecraft/reasoning';
 import { RecordedRunEvent } from './replay';
 import { isActing } from './rules';
 
@@ -24,6 +24,13 @@ export interface AuditFinding {
 const READ_ONLY: readonly string[] = ReadOnlyToolName.options;
 
 /**
+ * The full `<ide_reasoning>` block a `ReasoningRecorded` stands for: its own `text` in logs written
+ * before 0018, otherwise the first block of the response it was recorded from.
+ */
+export const reasoningText = (recorded: { text?: string }, responseContent: string | undefined): string =>
+  recorded.text ?? findBlocks(responseContent ?? '')[0]?.text ?? '';
+
+/**
  * The invariants of DESIGN.md, checked over one run's stored events: the user's switches in every
  * stage policy, tools decided by stage alone (in the policy and in every request), a reasoning
  * instruction exactly when reasoning is on, no earlier reasoning in the conversation, QA that
@@ -39,15 +46,21 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
     return findings;
   }
   const start = first.data;
-  let policy: Extract<RecordedRunEvent, { type: 'StageEntered' }>['data']['policy'] | null = null;
+  let policy: StagePolicy | null = null;
   let doneAt = -1;
   let lastAnswer: string | null = null;
   const blocks: string[] = [];
+  const responses = new Map<string, string>();
 
   events.forEach((event, i) => {
     switch (event.type) {
       case 'StageEntered': {
-        policy = event.data.policy;
+        // An entry without a policy keeps the one before it; a first entry always records one.
+        policy = event.data.policy ?? policy;
+        if (policy === null) {
+          flag(i, 'tools-by-stage', `stage ${event.data.stage} entered with no policy`);
+          break;
+        }
         const { stage, userMode, reasoningEnabled, tools, toolLoop, prompts, reasoning } = policy;
         if (userMode !== start.userMode || reasoningEnabled !== start.reasoningEnabled)
           flag(
@@ -85,9 +98,14 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
         if (!isActing(event.data.stage) || start.userMode !== 'agent' || event.data.stage !== policy?.stage)
           flag(i, 'tools-by-stage', `${event.data.tool} requested in ${start.userMode} mode, stage ${event.data.stage}`);
         break;
-      case 'ReasoningRecorded':
-        blocks.push(event.data.text);
+      case 'ModelResponded':
+        responses.set(event.data.requestId, event.data.content);
         break;
+      case 'ReasoningRecorded': {
+        const block = reasoningText(event.data, responses.get(event.data.requestId));
+        if (block !== '') blocks.push(block);
+        break;
+      }
       case 'MessageAppended': {
         const { kind, content } = event.data;
         if ((kind === 'assistant' || kind === 'delegation') && containsReasoning(content))

@@ -200,7 +200,10 @@ function violations(log: readonly PendingEvent[], limits: RunLimits): string[] {
       problems.push(`event ${i}: DONE (event ${doneAt}) was erased`);
     switch (event.type) {
       case 'StageEntered': {
-        const { policy, contextId } = event.data;
+        // The policy in force: the entry's own, or the one before it kept.
+        const { contextId } = event.data;
+        const policy = state.status === 'running' && state.current ? state.current.policy : null;
+        if (!policy) throw new Error(`event ${i}: a stage entered with no policy`);
         if (policy.stage === 'warmup' && entries > 0) problems.push(`event ${i}: warmup entered again after ${stage}`);
         if (policy.stage === 'tool_followup' && event.data.iteration > limits.maxToolIterations)
           problems.push(`event ${i}: tool loop past its bound`);

@@ -609,7 +609,7 @@ describe('decide: delegation', () => {
   });
 
   it('refuses a delegation loop, and the refused reply still closes the round', () => {
-    delegated.when(reply(`${micro()}\n<delegate-reasoning agent="reviewer">Again.</delegate-reasoning>`)).then(
+    const { state } = delegated.when(reply(`${micro()}\n<delegate-reasoning agent="reviewer">Again.</delegate-reasoning>`)).then(
       like('ModelRequested'),
       like('ModelResponded'),
       like('ReasoningRecorded'),
@@ -624,13 +624,14 @@ describe('decide: delegation', () => {
         stage: 'act',
         iteration: 2,
         contextId: contextId('reviewer', 2),
-        policy: { delegation: { chain: ['reviewer'] } },
       }),
     );
+    // The stage is entered again with the policy it had, which its entry does not repeat.
+    expect(state).toMatchObject({ current: { stage: 'act', iteration: 2, policy: { delegation: { chain: ['reviewer'] } } } });
   });
 
   it('refuses a delegation past the depth limit', () => {
-    given()
+    const { state } = given()
       .withLimits({ maxDelegationDepth: 0 })
       .after(requested('agent', false))
       .when(reply('<delegate-reasoning agent="tester">Write a test.</delegate-reasoning>'))
@@ -640,8 +641,9 @@ describe('decide: delegation', () => {
         like('MessageAppended', { role: 'assistant', content: '' }),
         like('InstructionIssued', { accepted: false, reason: 'delegation depth limit 0 reached (main)' }),
         like('MessageAppended', { kind: 'delegation' }),
-        like('StageEntered', { stage: 'act', iteration: 1, policy: { delegation: { depth: 0 } } }),
+        like('StageEntered', { stage: 'act', iteration: 1 }),
       );
+    expect(state).toMatchObject({ current: { stage: 'act', iteration: 1, policy: { delegation: { depth: 0 } } } });
   });
 
   it('refuses a return of control when no specialist is active', () => {

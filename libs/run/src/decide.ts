@@ -1,4 +1,11 @@
-import { PromptAssembleRequest, StagePolicy, StagecraftError, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
+import {
+  PromptAssembleRequest,
+  StagePolicy,
+  StagecraftError,
+  canonicalJson,
+  reviewNotCompleted,
+  toolErrorText,
+} from '@stagecraft/contracts';
 import { formatContextId, nextSequence } from '@stagecraft/context';
 import { Batch } from './batch';
 import { compactIfDue } from './compaction';
@@ -179,7 +186,9 @@ function enter(batch: Batch, { stage, iteration }: Transition, at: string, conte
   const agentType = activeAgent(s.delegations);
   const { sequence } = nextSequence(s.sequences, s.start.runId, agentType);
   const contextId = formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
-  batch.add('StageEntered', { stage, iteration, policy, contextId });
+  // A stage entered again with the policy it had is recorded without repeating it (docs/decisions/0018).
+  const samePolicy = s.current !== null && canonicalJson(s.current.policy) === canonicalJson(policy);
+  batch.add('StageEntered', { stage, iteration, ...(samePolicy ? {} : { policy }), contextId });
 }
 
 function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideContext): StagePolicy {

@@ -1,4 +1,4 @@
-import { ChatMessage, EventData, ToolCall, expandMessageHashes, streams } from '@stagecraft/contracts';
+import { ChatMessage, EventData, StagecraftError, ToolCall, expandMessageHashes, streams } from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
 import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
 import { isAnswer, toolLogLine } from './rules';
@@ -44,7 +44,9 @@ const withStep = (current: StageState | null, step: StageState['step']): StageSt
 function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEventIn): RunState {
   switch (event.type) {
     case 'StageEntered': {
-      const { stage, iteration, policy, contextId } = event.data;
+      const { stage, iteration, contextId } = event.data;
+      const policy = event.data.policy ?? s.current?.policy;
+      if (!policy) throw new StagecraftError('INTERNAL', `stage ${stage} was entered without a policy, and no stage before it had one`);
       return {
         ...s,
         sequences: observeContextId(s.sequences, contextId),

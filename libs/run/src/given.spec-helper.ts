@@ -62,7 +62,7 @@ export class ShellKnowledge {
   /** A shell that wrote these events had fetched the policies of every chain they entered. */
   learn(events: readonly PendingEvent[]): this {
     for (const e of events) {
-      if (e.type !== 'StageEntered') continue;
+      if (e.type !== 'StageEntered' || !e.data.policy) continue;
       const { userMode, reasoningEnabled, delegation } = e.data.policy;
       this.fetch({ kind: 'policies', request: { userMode, reasoningEnabled, delegation } }, false);
     }

@@ -61,7 +61,8 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
       );
     outcome = parsed.outcome;
     visible = parsed.visible.trim();
-    batch.add('ReasoningRecorded', { requestId: response.requestId, format, text: parsed.block, outcome });
+    // The block is the first in the response just recorded: `ReasoningRecorded` does not copy it (docs/decisions/0018).
+    batch.add('ReasoningRecorded', { requestId: response.requestId, format, outcome });
   }
 
   const calls = response.toolCalls;

@@ -1,16 +1,5 @@
 import { evolveRun, foldRun } from './evolve';
-import {
-  MACRO,
-  ShellKnowledge,
-  When,
-  call,
-  decideAsShell,
-  micro,
-  reply,
-  requested,
-  reviewed,
-  toolAnswers,
-} from './given.spec-helper';
+import { MACRO, ShellKnowledge, When, call, decideAsShell, micro, reply, requested, reviewed, toolAnswers } from './given.spec-helper';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { PendingEvent } from './pending-event';
 import { replayRun } from './replay';
@@ -42,7 +31,9 @@ function drive(state: RunState, steps: readonly When[]): PendingEvent[][] {
 function forkOf(original: PendingEvent[][], kept: number): PendingEvent[] {
   const head = original.slice(0, kept).flat();
   const revision = head.length - 1;
-  const copied = head.map((e) => (e.type === 'RunStarted' ? { ...e, data: { ...e.data, runId: 'r2', forkedFrom: { runId: 'r1', revision } } } : e));
+  const copied = head.map((e) =>
+    e.type === 'RunStarted' ? { ...e, data: { ...e.data, runId: 'r2', forkedFrom: { runId: 'r1', revision } } } : e,
+  );
   return [...copied, ...drive(foldRun(copied), STEPS.slice(kept)).flat()];
 }
 
@@ -53,14 +44,21 @@ describe('replayRun on a forked run', () => {
     const forked = forkOf(original, 3);
     const head = original.slice(0, 3).flat().length;
     expect(forked.slice(head).some((e) => e.type === 'ModelRequested' && e.data.requestId.startsWith('r2.'))).toBe(true);
-    expect(replayRun(forked, DEFAULT_RUN_LIMITS)).toEqual({ identical: true, events: forked.length, decisions: STEPS.length - 3, copied: head });
+    expect(replayRun(forked, DEFAULT_RUN_LIMITS)).toEqual({
+      identical: true,
+      events: forked.length,
+      decisions: STEPS.length - 3,
+      copied: head,
+    });
   });
 
   it('finds a changed event after the fork point; the head it copied is taken as recorded', () => {
     const forked = forkOf(original, 3);
     const head = original.slice(0, 3).flat().length;
     const answer = forked.findIndex((e, i) => i >= head && e.type === 'RunCompleted');
-    const tampered = forked.map((e, i) => (i === answer && e.type === 'RunCompleted' ? { ...e, data: { ...e.data, answer: 'edited' } } : e));
+    const tampered = forked.map((e, i) =>
+      i === answer && e.type === 'RunCompleted' ? { ...e, data: { ...e.data, answer: 'edited' } } : e,
+    );
     expect(replayRun(tampered, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: false, index: answer, why: 'events differ' });
     const timed = forked.map((e, i) => (i < head && e.type === 'ModelResponded' ? { ...e, data: { ...e.data, latencyMs: 999 } } : e));
     expect(replayRun(timed, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true, copied: head });

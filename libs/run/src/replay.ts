@@ -75,9 +75,11 @@ function copiedHead(recorded: readonly RecordedRunEvent[]): number {
 function recordedKnowledge(recorded: readonly RecordedRunEvent[]) {
   const tables = new Map<string, StagePolicy[]>();
   for (const e of recorded) {
-    if (e.type !== 'StageEntered') continue;
-    const key = delegationKey(e.data.policy.delegation);
-    tables.set(key, [...(tables.get(key) ?? []).filter((p) => p.stage !== e.data.policy.stage), e.data.policy]);
+    // An entry without a policy kept the one before it, which is in the table already.
+    if (e.type !== 'StageEntered' || !e.data.policy) continue;
+    const { policy } = e.data;
+    const key = delegationKey(policy.delegation);
+    tables.set(key, [...(tables.get(key) ?? []).filter((p) => p.stage !== policy.stage), policy]);
   }
   return {
     at(log: readonly RecordedRunEvent[], index: number): Knowledge {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StagecraftError, UserMode, parseEvent, publishContracts, withPrefix } from '@stagecraft/contracts';
+import { StagecraftError, UserMode, parseEvent, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { conversationServiceWith } from '@stagecraft/conversation-service';
-import { NewEvent, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
+import { EventStore, NewEvent, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
 import { memoryService } from '@stagecraft/memory-service';
 import { ModelGateway, createOpenAiGateway } from '@stagecraft/model-gateway';
 import { policyService } from '@stagecraft/policy-service';
@@ -41,7 +41,8 @@ function failingFor(gateway: ModelGateway, failing: Set<string>): ModelGateway {
   return {
     model: gateway.model,
     complete(meta, messages, tools, options) {
-      if (failing.has(meta.runId)) return Promise.reject(new StagecraftError('UNAVAILABLE', 'model endpoint unreachable: Connection error.'));
+      if (failing.has(meta.runId))
+        return Promise.reject(new StagecraftError('UNAVAILABLE', 'model endpoint unreachable: Connection error.'));
       return gateway.complete(meta, messages, tools, options);
     },
   };
@@ -50,7 +51,13 @@ function failingFor(gateway: ModelGateway, failing: Set<string>): ModelGateway {
 const PREFIX = 'bench';
 
 /** Sends one message and waits for its run to end; returns the conversation it ran in. */
-async function send(host: Host, runId: string, message: Message, conversationId: string | undefined, projectRoot: string): Promise<string> {
+async function sendAndWait(
+  host: Host,
+  runId: string,
+  message: Message,
+  conversationId: string | undefined,
+  projectRoot: string,
+): Promise<string> {
   const subject = withPrefix(PREFIX, publishContracts['run.events'].subject(runId));
   let unsubscribe = () => {};
   const ended = new Promise<void>((resolve) => {
@@ -73,12 +80,18 @@ async function send(host: Host, runId: string, message: Message, conversationId:
   return reply.conversationId;
 }
 
+interface Workload {
+  /** Sends one message and waits for its run to end; `conversationId` continues a conversation. */
+  send(message: Message, conversationId?: string): Promise<string>;
+  store: EventStore;
+}
+
 /**
- * The workload run for real once (all six services embedded, the demo model over HTTP, tools on a
- * copy of the sample project): every event as the services wrote it, in log order.
+ * All six services embedded on a temporary SQLite file, the demo model over HTTP (unreachable for the
+ * messages that are to fail), tools on a copy of the sample project.
  */
-export async function recordTemplate(): Promise<RecordedEvent[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-replay-template-'));
+async function withWorkload<T>(use: (workload: Workload) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-replay-workload-'));
   const project = join(dir, 'sample-project');
   cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
   const server = await startScriptedModelServer({ script: demoScript() });
@@ -101,25 +114,58 @@ export async function recordTemplate(): Promise<RecordedEvent[]> {
       memoryService,
     ],
     transport: 'inproc',
-    store: `sqlite:${join(dir, 'template.db')}`,
+    store: `sqlite:${join(dir, 'workload.db')}`,
     config: { prefix: PREFIX, requestTimeoutMs: 30_000, logLevel: 'silent' },
   });
   try {
-    const conversations: string[] = [];
-    for (const message of WORKLOAD) {
-      const runId = randomUUID();
-      if (message.fails) failing.add(runId);
-      const continued = message.turnOf === undefined ? undefined : conversations[message.turnOf];
-      conversations.push(await send(host, runId, message, continued, project));
-    }
-    // The last turn reaches its conversation stream just after the run ends (the follow-up processor runs after the commit).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    return await host.ports.store!.readAll();
+    const store = host.ports.store as EventStore;
+    const result = await use({
+      store,
+      async send(message, conversationId) {
+        const runId = randomUUID();
+        if (message.fails) failing.add(runId);
+        return sendAndWait(host, runId, message, conversationId, project);
+      },
+    });
+    return result;
   } finally {
     await host.close();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The last turn reaches its conversation stream just after the run ends (the follow-up processor runs after the commit). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+/** The workload run for real once: every event as the services wrote it, in log order. */
+export function recordTemplate(): Promise<RecordedEvent[]> {
+  return withWorkload(async ({ send, store }) => {
+    const conversations: string[] = [];
+    for (const message of WORKLOAD)
+      conversations.push(await send(message, message.turnOf === undefined ? undefined : conversations[message.turnOf]));
+    await settle();
+    return store.readAll();
+  });
+}
+
+const QUESTIONS = ['What does convert.js do?', 'And stats.js?', 'How would I add a test for it?', 'Which file should change first?'];
+
+/** One conversation of `turns` chat turns, run for real; what `fold` makes of the store at the end. */
+export function recordConversation<T>(turns: number, fold: (store: EventStore, conversationId: string) => Promise<T>): Promise<T> {
+  return withWorkload(async ({ send, store }) => {
+    let conversationId: string | undefined;
+    for (let turn = 0; turn < turns; turn += 1) {
+      const message: Message = {
+        text: `${QUESTIONS[turn % QUESTIONS.length]} (turn ${turn + 1})`,
+        mode: 'chat',
+        reasoning: turn % 2 === 0,
+      };
+      conversationId = await send(message, conversationId);
+    }
+    await settle();
+    return fold(store, conversationId ?? '');
+  });
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -144,6 +190,12 @@ export interface GeneratedLog {
 }
 
 /**
+ * Prompt bodies are stored once per store under their hash: the first copy writes them as they are
+ * (their text is what the hash was taken of), later copies use them.
+ */
+const storedOnce = (stream: string) => stream.startsWith(streams.promptBody(''));
+
+/**
  * Writes copies of the template into a fresh SQLite log until it holds at least `target` events:
  * each copy's runs, conversations and tool calls renamed, new event ids, the events' order within
  * a copy kept, and every event checked against its zod schema on the way in.
@@ -151,9 +203,11 @@ export interface GeneratedLog {
 export async function writeReplayLog(path: string, template: RecordedEvent[], target: number): Promise<GeneratedLog> {
   const rename = idsOf(template);
   const texts = template.map((e) => ({ stream: e.streamId, type: e.type, body: JSON.stringify([e.data, e.metadata]) }));
-  const copies = Math.ceil(target / template.length);
+  const perCopy = texts.filter((t) => !storedOnce(t.stream)).length;
+  const copies = 1 + Math.max(0, Math.ceil((target - texts.length) / perCopy));
   const store = createSqliteEventStore({ path });
   let bytes = 0;
+  let events = 0;
   try {
     for (let copy = 0; copy < copies; copy += 1) {
       const suffix = `-c${copy}`;
@@ -164,11 +218,14 @@ export async function writeReplayLog(path: string, template: RecordedEvent[], ta
         batch = [];
       };
       for (const t of texts) {
-        const renamedStream = t.stream.replace(rename, (id) => id + suffix);
-        const body = t.body.replace(rename, (id) => id + suffix);
+        const once = storedOnce(t.stream);
+        if (copy > 0 && once) continue;
+        const renamedStream = once ? t.stream : t.stream.replace(rename, (id) => id + suffix);
+        const body = once ? t.body : t.body.replace(rename, (id) => id + suffix);
         const [data, metadata] = JSON.parse(body) as [unknown, unknown];
         parseEvent({ type: t.type, data, metadata });
         bytes += Buffer.byteLength(body);
+        events += 1;
         if (renamedStream !== stream) await flush();
         stream = renamedStream;
         batch.push({ id: randomUUID(), type: t.type, data, metadata });
@@ -179,5 +236,5 @@ export async function writeReplayLog(path: string, template: RecordedEvent[], ta
     await store.close();
   }
   const runs = template.filter((e) => e.type === 'RunStarted').length * copies;
-  return { events: copies * template.length, bytes, runs, copies, templateEvents: template.length };
+  return { events, bytes, runs, copies, templateEvents: template.length };
 }

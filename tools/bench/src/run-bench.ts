@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventData, REQUEST_SUBJECTS, SERVICE_NAMES, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
-import { conversationServiceWith } from '@stagecraft/conversation-service';
+import { ConversationOptions, conversationServiceWith } from '@stagecraft/conversation-service';
 import { EventStore, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
 import { memoryService } from '@stagecraft/memory-service';
 import { BusSubscription, MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
@@ -20,10 +20,12 @@ import {
   NatsServerHandle,
   ServiceProcess,
   freePort,
+  longToolLoopScript,
   readWriteAgentScript,
   spawnApp,
   startNatsServer,
   waitForHttp,
+  writeToolLoopProject,
 } from '@stagecraft/testing';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import pino from 'pino';
@@ -55,6 +57,11 @@ export interface DeploymentResult {
   runBytes: number;
   allEvents: number;
   allBytes: number;
+  /** Prompt bodies a measured run stored (`promptbody-*` streams): none once the store has seen the same prompts. */
+  bodyEvents: number;
+  bodyBytes: number;
+  /** What the first run in the fresh store stored: its run stream and the prompt bodies it was the first to need. */
+  firstRun: StoredBytes | null;
   /** Request round trips per measured run, by subject (warm-up excluded); null where they could not be counted. */
   roundTrips: Record<string, number> | null;
 }
@@ -67,18 +74,20 @@ const SIX_PROCESSES = 'nats, six OS processes';
 /** The acceptance agent with no model latency: warmup, read, write, answer, delivery DONE, QA pass. */
 const agentReply = (request: RecordedRequest): ScriptedReply => readWriteAgentScript(request) as ScriptedReply;
 
+type Script = (request: RecordedRequest) => ScriptedReply;
+
 /**
  * The same agent without HTTP: what is left of a run is the engine alone. With `waitMs` it also
  * waits on a timer before answering, doing nothing: the wait is model time, and whatever the engine
  * loses after it (a thread that slept comes back slower on this machine) shows as overhead.
  */
-function inProcessModel(waitMs = 0): ModelGateway {
+function inProcessModel(waitMs = 0, script: Script = agentReply): ModelGateway {
   return {
     model: 'in-process',
     async complete(meta, messages) {
       const started = performance.now();
       if (waitMs > 0) await sleep(waitMs);
-      const reply = agentReply({ index: 0, method: 'POST', path: '/chat/completions', headers: {}, body: { messages }, stage: meta.stage });
+      const reply = script({ index: 0, method: 'POST', path: '/chat/completions', headers: {}, body: { messages }, stage: meta.stage });
       const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
         id: c.id ?? `call_${i}`,
         name: c.name,
@@ -245,6 +254,35 @@ async function runOnce(d: Deployment, project: string): Promise<Sample> {
 
 const sizeOf = (e: RecordedEvent) => Buffer.byteLength(JSON.stringify(e.data)) + Buffer.byteLength(JSON.stringify(e.metadata));
 
+interface StoredBytes {
+  runEvents: number;
+  runBytes: number;
+  bodyEvents: number;
+  bodyBytes: number;
+}
+
+/**
+ * The prompt bodies each run stored, by run: a body is stored once per store, by the first run that
+ * needs it, and names that run as its correlation id.
+ */
+async function bodiesByRun(store: EventStore): Promise<Map<string, { events: number; bytes: number }>> {
+  const byRun = new Map<string, { events: number; bytes: number }>();
+  for (const e of await store.readAll()) {
+    if (e.type !== 'PromptBodyStored') continue;
+    const runId = (e.metadata as { correlationId?: string }).correlationId ?? '';
+    const entry = byRun.get(runId) ?? { events: 0, bytes: 0 };
+    byRun.set(runId, { events: entry.events + 1, bytes: entry.bytes + sizeOf(e) });
+  }
+  return byRun;
+}
+
+/** One run's own stream and the prompt bodies it added to the store. */
+async function storedByRun(store: EventStore, runId: string, bodies: Map<string, { events: number; bytes: number }>): Promise<StoredBytes> {
+  const run = await store.readStream(streams.run(runId));
+  const added = bodies.get(runId) ?? { events: 0, bytes: 0 };
+  return { runEvents: run.length, runBytes: run.reduce((n, e) => n + sizeOf(e), 0), bodyEvents: added.events, bodyBytes: added.bytes };
+}
+
 /** Events and bytes (data + metadata JSON) on the run stream, and on every stream the run wrote to. */
 async function storedPerRun(
   store: EventStore,
@@ -271,7 +309,8 @@ async function storedPerRun(
 }
 
 async function measure(d: Deployment, project: string, options: Required<RunBenchOptions>): Promise<DeploymentResult> {
-  for (let i = 0; i < options.warmupRuns; i++) await runOnce(d, project);
+  const warmups: Sample[] = [];
+  for (let i = 0; i < options.warmupRuns; i++) warmups.push(await runOnce(d, project));
   const counting = countRequests(d)?.();
   const samples: Sample[] = [];
   for (let i = 0; i < options.runs; i++) samples.push(await runOnce(d, project));
@@ -284,6 +323,9 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
   const withTools = good.map((s) => (s.wallMs - s.modelMs) / s.stages);
   // Let the conversation stream's closing turn land before counting what each run stored.
   await sleep(200);
+  const bodies = await bodiesByRun(d.store);
+  const first = warmups[0] ?? samples[0];
+  const perRun = (n: number) => Math.round(n / Math.max(good.length, 1));
   return {
     deployment: d.name,
     runs: samples.length,
@@ -298,15 +340,18 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
       50,
     ),
     ...(await storedPerRun(d.store, good)),
+    bodyEvents: perRun(good.reduce((n, s) => n + (bodies.get(s.runId)?.events ?? 0), 0)),
+    bodyBytes: perRun(good.reduce((n, s) => n + (bodies.get(s.runId)?.bytes ?? 0), 0)),
+    firstRun: first ? await storedByRun(d.store, first.runId, bodies) : null,
     roundTrips,
   };
 }
 
 const silent = { prefix: 'bench', requestTimeoutMs: 30_000, logLevel: 'silent' as const };
 
-function sixServices(gateway: ModelGateway) {
+function sixServices(gateway: ModelGateway, limits?: ConversationOptions['limits']) {
   return [
-    conversationServiceWith({ gateway, resume: false }),
+    conversationServiceWith({ gateway, resume: false, limits }),
     policyService,
     promptAssemblyService,
     toolExecutionService,
@@ -315,9 +360,15 @@ function sixServices(gateway: ModelGateway) {
   ];
 }
 
-async function embedded(dir: string, gateway: ModelGateway, name: string, store: 'sqlite' | 'memory' = 'sqlite'): Promise<Deployment> {
+async function embedded(
+  dir: string,
+  gateway: ModelGateway,
+  name: string,
+  store: 'sqlite' | 'memory' = 'sqlite',
+  limits?: ConversationOptions['limits'],
+): Promise<Deployment> {
   const url = store === 'memory' ? 'memory' : `sqlite:${join(dir, `${randomUUID()}.db`)}`;
-  const host = await startHost({ definitions: sixServices(gateway), transport: 'inproc', store: url, config: silent });
+  const host = await startHost({ definitions: sixServices(gateway, limits), transport: 'inproc', store: url, config: silent });
   return {
     name,
     bus: host.ports.bus,
@@ -396,6 +447,13 @@ function report(print: (line: string) => void, r: DeploymentResult): void {
   print(
     `  stored per run: run stream ${r.runEvents} events / ${r.runBytes} bytes; with tool-call and conversation streams ${r.allEvents} events / ${r.allBytes} bytes`,
   );
+  print(
+    `  prompt bodies stored per run: ${r.bodyEvents} events / ${r.bodyBytes} bytes; so a run stores ${r.runBytes + r.bodyBytes} bytes with its run stream`,
+  );
+  if (r.firstRun)
+    print(
+      `  the first run in the fresh store: run stream ${r.firstRun.runEvents} events / ${r.firstRun.runBytes} bytes, prompt bodies ${r.firstRun.bodyEvents} events / ${r.firstRun.bodyBytes} bytes`,
+    );
   print(`  round trips per run: ${roundTripsLine(r.roundTrips)}`);
 }
 
@@ -420,6 +478,50 @@ function distributedRatio(print: (line: string) => void, results: DeploymentResu
     `six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: ${ms(distributedRow.p50, 3)} / ${ms(embeddedRow.p50, 3)} = ${ratio.toFixed(2)}x` +
       ` (target <= 2x: ${ratio <= 2 ? 'meets' : 'misses'})`,
   );
+}
+
+/** The lengths of the long tool loop the bench measures, in rounds, and the size of the file each round reads. */
+const LOOP_ROUNDS = [15, 30, 60];
+const LOOP_OUTPUT_BYTES = 2_000;
+const TOOL_LOOP = 'long tool loop';
+
+/**
+ * What a long run stores: `longToolLoopScript`, each round reading a file of about 2 KB, answered in
+ * process, embedded with SQLite. A fresh store for each length: its first run stores the prompt bodies
+ * it needs, the next (the same run again) finds them stored. Bytes per round that stay the same as
+ * the run gets longer are a log that grows with the run's length, not with its square.
+ */
+async function measureToolLoops(print: (line: string) => void, dir: string): Promise<void> {
+  print(
+    `${TOOL_LOOP}: one read_file of a ~${LOOP_OUTPUT_BYTES}-byte file per round, model answered in process, embedded (inproc, sqlite); bytes = data + metadata JSON`,
+  );
+  for (const rounds of LOOP_ROUNDS) {
+    const loop = { rounds, outputBytes: LOOP_OUTPUT_BYTES };
+    const project = join(dir, `loop-${rounds}`);
+    writeToolLoopProject(project, loop);
+    const script = longToolLoopScript(loop);
+    const gateway = inProcessModel(0, (request) => script(request) as ScriptedReply);
+    const d = await embedded(dir, gateway, `${TOOL_LOOP}, ${rounds} rounds`, 'sqlite', { maxToolIterations: rounds });
+    try {
+      const runs = [
+        ['first run', await runOnce(d, project)],
+        ['next run', await runOnce(d, project)],
+      ] as const;
+      // The conversation's turn lands after RunCompleted; nothing here counts it, but the store should be still.
+      await sleep(200);
+      const bodies = await bodiesByRun(d.store);
+      for (const [label, sample] of runs) {
+        const s = await storedByRun(d.store, sample.runId, bodies);
+        const total = s.runBytes + s.bodyBytes;
+        print(
+          `  ${String(rounds).padStart(2)} rounds, ${label}${sample.ok ? '' : ' (FAILED)'}: run stream ${s.runEvents} events / ${s.runBytes} bytes` +
+            ` + prompt bodies ${s.bodyEvents} / ${s.bodyBytes} bytes = ${total} bytes, ${Math.round(total / rounds)} per round`,
+        );
+      }
+    } finally {
+      await d.close();
+    }
+  }
 }
 
 /**
@@ -486,6 +588,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
     await measureOn(() => natsOneProcess(dir, url, gateway));
     if (settings.separateProcesses) await measureOn(() => natsSixProcesses(dir, url, server.url));
     distributedRatio(print, results);
+    if (!settings.only || TOOL_LOOP.includes(settings.only)) await measureToolLoops(print, dir);
   } finally {
     await nats?.stop();
     await server.stop();

@@ -29,7 +29,10 @@ export interface ChatResult {
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
 /** A system to talk to: a running distributed one over NATS, or all six services started in this process. */
-export async function connectSystem(config: ShellConfig, json: boolean): Promise<{ bus: MessageBus; requester: Requester; close(): Promise<void> }> {
+export async function connectSystem(
+  config: ShellConfig,
+  json: boolean,
+): Promise<{ bus: MessageBus; requester: Requester; close(): Promise<void> }> {
   const logger = pino({ level: config.logLevel }, pino.destination(2));
   let bus: MessageBus;
   let close: () => Promise<void>;

@@ -12,7 +12,10 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `run ${event.data.runId} (${event.data.userMode}, reasoning ${event.data.reasoningEnabled ? 'on' : 'off'}) in ${event.data.projectRoot}`;
     case 'StageEntered': {
       const p = event.data.policy;
-      return `▶ ${event.data.stage}${event.data.iteration ? ` #${event.data.iteration}` : ''}  tools: ${p.toolLoop && p.tools.length ? p.tools.join(', ') : 'none'}  reasoning: ${p.reasoning.rule}`;
+      const entered = `▶ ${event.data.stage}${event.data.iteration ? ` #${event.data.iteration}` : ''}`;
+      // Without a policy, the stage kept the one it was entered with before.
+      if (!p) return `${entered}  same policy`;
+      return `${entered}  tools: ${p.toolLoop && p.tools.length ? p.tools.join(', ') : 'none'}  reasoning: ${p.reasoning.rule}`;
     }
     case 'ModelRequested':
       // Stored with the response (docs/decisions/0009), so it arrives when the model has answered.

@@ -1,13 +1,21 @@
 import { performance } from 'node:perf_hooks';
 import { StagecraftError, canonicalJson } from '@stagecraft/contracts';
 import { activeRunsProjection } from '@stagecraft/conversation-service';
-import { CheckpointStore, EventReader, Projection, createMemoryCheckpointStore, openEventStore, rebuildProjection } from '@stagecraft/event-store';
+import {
+  CheckpointStore,
+  EventReader,
+  Projection,
+  createMemoryCheckpointStore,
+  openEventStore,
+  rebuildProjection,
+} from '@stagecraft/event-store';
+import { READ_MODELS } from '@stagecraft/read-models';
 import { formatTable } from '../table';
 import { verifyView } from './verify-view';
 
-/** Every read model kept as a checkpointed projection, by name. */
+/** Every read model kept as a checkpointed projection: the conversation service's, then the memory service's. */
 export function readModels(): Projection<unknown>[] {
-  return [activeRunsProjection as Projection<unknown>];
+  return [activeRunsProjection as Projection<unknown>, ...READ_MODELS];
 }
 
 /** The one model `name` asks for, or all of them; an unknown name is a usage error that lists the known ones. */
@@ -20,7 +28,7 @@ export function selectReadModels(name: string | undefined): Projection<unknown>[
   throw new StagecraftError('VALIDATION', `unknown read model '${name}'`, [{ path: ['projection'], message: `known: ${known}` }]);
 }
 
-/** The view's size as its checkpoint keeps it: canonical JSON, in UTF-8 bytes. */
+/** The view's size as `--verify` compares it: canonical JSON, in UTF-8 bytes. */
 export const viewBytes = (state: unknown): number => Buffer.byteLength(canonicalJson(state));
 
 /** The projection with a count of the events it was handed, for the report. */
@@ -41,7 +49,11 @@ export interface RebuiltView {
 }
 
 /** Folds each model from position zero and saves it as its checkpoint in `checkpoints`. */
-export async function rebuildViews(store: EventReader, checkpoints: CheckpointStore, models: Projection<unknown>[]): Promise<RebuiltView[]> {
+export async function rebuildViews(
+  store: EventReader,
+  checkpoints: CheckpointStore,
+  models: Projection<unknown>[],
+): Promise<RebuiltView[]> {
   const rebuilt: RebuiltView[] = [];
   for (const model of models) {
     const started = performance.now();

@@ -1,26 +1,46 @@
-import { runEvents, streams } from '@stagecraft/contracts';
+import { randomUUID } from 'node:crypto';
+import { RunsListReply, RunsListRequest, runEvents, streams, validationError } from '@stagecraft/contracts';
 import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
-import { openEventStore, readEvents } from '@stagecraft/event-store';
-import type { EventReader } from '@stagecraft/event-store';
+import { catchUpProjection, openEventStore, readEvents } from '@stagecraft/event-store';
+import type { EventReader, EventStore } from '@stagecraft/event-store';
+import { earlierTurns, restoreRequests } from '@stagecraft/conversation-service';
+import { MemoryConfig, memoryConfigFromEnv } from '@stagecraft/memory-service';
+import { connectNatsBus, createRequester } from '@stagecraft/messaging';
+import { listRuns, runsModel, summarize } from '@stagecraft/read-models';
+import type { ShellConfig } from '@stagecraft/service-shell';
 import { describeEvent } from './describe-event';
+import { readOnlyCheckpoints } from './read-only-checkpoints';
+import { formatRuns } from './runs-table';
 
-/** The timeline of one run, one line per event (or its JSON); null when the log has no such run. */
-export async function runTimeline(reader: EventReader, runId: string, json: boolean): Promise<string[] | null> {
+const clipped = (text: string, max = 100) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/**
+ * The timeline of one run, one line per event (or its JSON); null when the log has no such run. With
+ * `prompts`, each model request also shows the messages it sent, rebuilt from the stored bodies: a
+ * line per message, or a `messages` field next to the event's JSON.
+ */
+export async function runTimeline(reader: EventReader, runId: string, json: boolean, prompts = false): Promise<string[] | null> {
   const events = await readEvents(reader, streams.run(runId), runEvents);
   if (events.length === 0) return null;
+  const sent = new Map(prompts ? (await restoreRequests(reader, runId)).map((r) => [r.requestId, r.messages]) : []);
   const t0 = Date.parse(events[0].metadata.occurredAt);
-  return events.map((event) => {
-    if (json) return JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata });
+  return events.flatMap((event) => {
+    const messages = event.type === 'ModelRequested' ? sent.get(event.data.requestId) : undefined;
+    if (json) return [JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata, ...(messages ? { messages } : {}) })];
     const offset = `+${((Date.parse(event.metadata.occurredAt) - t0) / 1000).toFixed(3)}s`.padStart(10);
-    return `${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}`;
+    const line = `${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}`;
+    return [line, ...(messages ?? []).map((m) => `${' '.repeat(34)}[${m.role}] ${clipped(m.content)}`)];
   });
 }
 
 /** `stagecraft runs show`: the timeline read straight from the log. */
-export async function showRun(runId: string, store: string, json: boolean): Promise<boolean> {
+export async function showRun(runId: string, store: string, json: boolean, prompts = false): Promise<boolean> {
   const events = openEventStore(store);
   try {
-    const lines = await runTimeline(events, runId, json);
+    const lines = await runTimeline(events, runId, json, prompts);
     if (lines === null) {
       process.stderr.write(`stagecraft: no run ${runId} in ${store}\n`);
       return false;
@@ -41,10 +61,16 @@ export async function replayStoredRun(runId: string, store: string): Promise<boo
       process.stderr.write(`stagecraft: no run ${runId} in ${store}\n`);
       return false;
     }
-    const result = replayRun(log, DEFAULT_RUN_LIMITS);
+    // The earlier turns the run started with: what it compacted at its start depends on them.
+    const start = log[0].type === 'RunStarted' ? log[0].data : undefined;
+    const prior = start ? await earlierTurns(events, start.conversationId, start.historyThrough) : undefined;
+    const result = replayRun(log, DEFAULT_RUN_LIMITS, prior);
     if (result.identical) {
+      const { copied = 0 } = result;
+      const forkedFrom = log[0].type === 'RunStarted' ? log[0].data.forkedFrom : undefined;
+      const head = copied > 0 ? ` after the ${copied} copied as recorded from run ${forkedFrom?.runId}` : '';
       process.stdout.write(
-        `run ${runId}: ${result.events} events decided again in ${result.decisions} decisions, all identical (no model, tool or reviewer was asked)\n`,
+        `run ${runId}: ${result.events - copied} events decided again in ${result.decisions} decisions${head}, all identical (no model, tool or reviewer was asked)\n`,
       );
       return true;
     }
@@ -80,4 +106,61 @@ export async function auditStore(store: string, runId?: string): Promise<boolean
   } finally {
     await events.close();
   }
+}
+
+export interface RunsListFlags {
+  stuck?: boolean;
+  json?: boolean;
+  limit?: number;
+  status?: string;
+}
+
+/** The `runs.list` request the flags ask for, validated as the memory service validates it. */
+export function runsListRequest(flags: RunsListFlags): RunsListRequest {
+  const parsed = RunsListRequest.safeParse({ status: flags.status, stuck: flags.stuck ? true : undefined, limit: flags.limit });
+  if (!parsed.success) throw validationError(parsed.error, 'runs list options');
+  return parsed.data;
+}
+
+/**
+ * `runs.list` answered from the store itself: the runs view caught up from the memory service's
+ * checkpoint (the tail only; the checkpoint is left as it is), then queried, priced and judged stuck
+ * the way the memory service does it, with its settings read from the same environment.
+ */
+export async function listRunsInStore(
+  store: EventStore,
+  request: RunsListRequest,
+  config: Pick<MemoryConfig, 'prices' | 'stuckAfterMs'>,
+  now: Date,
+): Promise<RunsListReply> {
+  const checkpoints = readOnlyCheckpoints(store.checkpoints);
+  const view = await catchUpProjection(store, checkpoints, runsModel);
+  const position = (await checkpoints.load(runsModel.name))?.position ?? 0n;
+  const idleness = { now, idleMs: config.stuckAfterMs };
+  const { status, conversationId, stuck, limit } = request;
+  const runs = listRuns(view, { status, conversationId, limit, stuck: stuck === undefined ? undefined : { ...idleness, only: stuck } });
+  return { runs: runs.map((run) => summarize(run, config.prices, idleness)), position: String(position) };
+}
+
+/** `stagecraft runs list`: embedded reads the store; with a NATS URL the memory service answers `runs.list`. */
+export async function listRunsCommand(flags: RunsListFlags, config: ShellConfig): Promise<void> {
+  const request = runsListRequest(flags);
+  let reply: RunsListReply;
+  if (config.natsUrl) {
+    const bus = await connectNatsBus(config.natsUrl, 'stagecraft-cli');
+    try {
+      const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
+      reply = await requester.request('runs.list', request);
+    } finally {
+      await bus.close();
+    }
+  } else {
+    const store = openEventStore(config.store);
+    try {
+      reply = await listRunsInStore(store, request, memoryConfigFromEnv(process.env), new Date());
+    } finally {
+      await store.close();
+    }
+  }
+  process.stdout.write(flags.json ? `${JSON.stringify(reply)}\n` : `${formatRuns(reply.runs, new Date())}\n`);
 }

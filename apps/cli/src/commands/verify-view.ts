@@ -1,5 +1,6 @@
 import { canonicalJson } from '@stagecraft/contracts';
-import { CheckpointStore, EventReader, Position, Projection, catchUpProjection, createMemoryCheckpointStore, rebuildProjection } from '@stagecraft/event-store';
+import { CheckpointStore, EventReader, Position, Projection, catchUpProjection, rebuildProjection } from '@stagecraft/event-store';
+import { readOnlyCheckpoints } from './read-only-checkpoints';
 import { ViewDifference, viewDifferences } from './view-diff';
 
 export type Verification =
@@ -11,18 +12,11 @@ export type Verification =
 /** How often both sides are caught up again when appends keep landing between them. */
 const ATTEMPTS = 5;
 
-/** Reads `live` until it has saved something itself, and saves only into itself: the live checkpoint is never written. */
-function readOnlyOver(live: CheckpointStore): CheckpointStore {
-  const own = createMemoryCheckpointStore();
-  return {
-    load: async <S>(name: string) => (await own.load<S>(name)) ?? live.load<S>(name),
-    save: (name, position, state) => own.save(name, position, state),
-  };
-}
-
 /**
  * The model rebuilt from zero into `scratch`, and its live view caught up from `live`'s checkpoint
- * (the tail only), both at the same log position; then compared as canonical JSON.
+ * (the tail only, saving nothing over it), then compared as canonical JSON once a further catch-up
+ * moves neither: both have then folded every event of the model's types in the log. Their positions
+ * may still differ, as a runner that follows the whole log also checkpoints at events it does not fold.
  */
 export async function verifyView(
   store: EventReader,
@@ -31,20 +25,23 @@ export async function verifyView(
   model: Projection<unknown>,
 ): Promise<Verification> {
   await rebuildProjection(store, model, { checkpoints: scratch });
-  const rebuiltAt = async () => (await scratch.load(model.name))?.position ?? 0n;
-  if (!(await live.load(model.name))) return { kind: 'no-checkpoint', position: await rebuiltAt() };
-  const tail = readOnlyOver(live);
-  for (let attempt = 1; ; attempt += 1) {
+  const tail = readOnlyCheckpoints(live);
+  const load = async (checkpoints: CheckpointStore) => {
+    const saved = await checkpoints.load(model.name);
+    if (!saved) throw new Error(`the checkpoint of ${model.name} vanished while it was verified`);
+    return saved;
+  };
+  if (!(await live.load(model.name))) return { kind: 'no-checkpoint', position: (await load(scratch)).position };
+  let [current, rebuilt] = [await load(tail), await load(scratch)];
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     await catchUpProjection(store, tail, model);
     await catchUpProjection(store, scratch, model);
-    const current = await tail.load(model.name);
-    const rebuilt = await scratch.load(model.name);
-    if (!current || !rebuilt) throw new Error(`checkpoint of ${model.name} vanished while verifying`);
-    if (current.position === rebuilt.position) {
-      const [a, b] = [canonicalJson(current.state), canonicalJson(rebuilt.state)];
-      if (a === b) return { kind: 'same', position: rebuilt.position, bytes: Buffer.byteLength(b) };
-      return { kind: 'differs', position: rebuilt.position, differences: viewDifferences(JSON.parse(a), JSON.parse(b)) };
-    }
-    if (attempt === ATTEMPTS) return { kind: 'moving', live: current.position, rebuilt: rebuilt.position };
+    const [before, rebuiltBefore] = [current.position, rebuilt.position];
+    [current, rebuilt] = [await load(tail), await load(scratch)];
+    if (current.position !== before || rebuilt.position !== rebuiltBefore) continue;
+    const [a, b] = [canonicalJson(current.state), canonicalJson(rebuilt.state)];
+    if (a === b) return { kind: 'same', position: rebuilt.position, bytes: Buffer.byteLength(b) };
+    return { kind: 'differs', position: rebuilt.position, differences: viewDifferences(JSON.parse(a), JSON.parse(b)) };
   }
+  return { kind: 'moving', live: current.position, rebuilt: rebuilt.position };
 }

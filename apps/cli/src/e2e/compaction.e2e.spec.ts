@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventData, StagecraftEvent, streams } from '@stagecraft/contracts';
-import { conversationServiceWith } from '@stagecraft/conversation-service';
-import { EventStore } from '@stagecraft/event-store';
+import { EventData, StagecraftEvent, runEvents, streams } from '@stagecraft/contracts';
+import { conversationServiceWith, earlierTurns } from '@stagecraft/conversation-service';
+import { EventStore, readEvents } from '@stagecraft/event-store';
+import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
 import { memoryService } from '@stagecraft/memory-service';
 import { MessageBus, Requester, subscribeRunEvents } from '@stagecraft/messaging';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
@@ -196,6 +197,16 @@ function describeDeployment(
       expect(String(sent[1].content)).toMatch(new RegExp(`^${SUMMARY_HEAD}`));
       expect(sent.slice(2).some((m) => m.content === `Read the ${FILES} files and tell me what they hold.`)).toBe(false);
       expect(sent.at(-1)).toEqual({ role: 'user', content: 'Question 7: and now?' });
+    });
+
+    it('decides every compacted run again from its log alone, with the same events', async () => {
+      const runIds = [tourId, ...Array.from({ length: 6 }, (_, k) => `ask-${name}-${k + 1}`), `ask-${name}-after`];
+      for (const runId of runIds) {
+        const log = await readEvents(d.store, streams.run(runId), runEvents);
+        const start = log[0].type === 'RunStarted' ? log[0].data : undefined;
+        const prior = start ? await earlierTurns(d.store, start.conversationId, start.historyThrough) : undefined;
+        expect({ runId, result: replayRun(log, DEFAULT_RUN_LIMITS, prior) }).toMatchObject({ runId, result: { identical: true } });
+      }
     });
   });
 }

@@ -56,3 +56,7 @@ export const streams = {
   /** One prompt body, under its sha256 (docs/decisions/0018). */
   promptBody: (hash: string) => `promptbody-${hash}`,
 } as const;
+
+/** The run a `run-<runId>` stream is of: what its events' metadata no longer repeats (docs/decisions/0018). */
+export const runOfStream = (streamId: string): string | undefined =>
+  streamId.startsWith(streams.run('')) ? streamId.slice(streams.run('').length) : undefined;

@@ -33,7 +33,8 @@ export const runEventSchemas = {
   StageEntered: z.object({
     stage: Stage,
     iteration: z.number().int().min(0),
-    policy: StagePolicy,
+    /** Absent when the stage is entered with the policy of the stage entry before it, which stays in force (docs/decisions/0018). */
+    policy: StagePolicy.optional(),
     contextId: ContextId,
   }),
   ModelRequested: z.object({
@@ -64,7 +65,11 @@ export const runEventSchemas = {
   ReasoningRecorded: z.object({
     requestId: Id,
     format: z.enum(['macro', 'micro']),
-    text: z.string(),
+    /**
+     * The full `<ide_reasoning>` block, in logs written before 0018. Now it is read where it was
+     * recorded once: the first block of the `ModelResponded` with the same `requestId` (`reasoningText`).
+     */
+    text: z.string().optional(),
     outcome: ReasoningOutcome,
   }),
   InstructionIssued: z.object({

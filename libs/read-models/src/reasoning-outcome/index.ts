@@ -1,2 +1,2 @@
-export { reasoningOfConversation, reasoningOfRun, reasoningOutcomeModel } from './reasoning-outcome';
+export { reasoningOf, reasoningOfConversation, reasoningOfRun, reasoningOutcomeModel } from './reasoning-outcome';
 export type { ConversationReasoning, ReasoningAnswer, ReasoningOutcomeView, RunReasoning } from './reasoning-outcome';

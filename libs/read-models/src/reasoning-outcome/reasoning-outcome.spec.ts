@@ -3,7 +3,12 @@ import { reasoningOfConversation, reasoningOfRun, reasoningOutcomeModel } from '
 
 const WARMUP = 'r1/main/001/2026-11-01T10:00:00Z';
 const ACT = 'r1/main/002/2026-11-01T10:00:05Z';
-const recorded = (requestId: string, next: string) => ({ requestId, format: 'micro' as const, text: '<ide_reasoning>…', outcome: outcome(next) });
+const recorded = (requestId: string, next: string) => ({
+  requestId,
+  format: 'micro' as const,
+  text: '<ide_reasoning>…',
+  outcome: outcome(next),
+});
 
 describe('the reasoning outcome view', () => {
   it('given a run that reasoned in two stages, then it keeps every outcome with the stage and context id it was recorded in', () => {
@@ -38,7 +43,11 @@ describe('the reasoning outcome view', () => {
     const view = fold(reasoningOutcomeModel, log.events);
 
     expect(view.conversations['conv']).toEqual({ runId: 'ra', outcome: outcome('from a'), position: String(last.position) });
-    expect(reasoningOfConversation(view, 'conv')).toMatchObject({ runId: 'ra', outcome: outcome('from a'), history: [{ requestId: 'ra.m1' }] });
+    expect(reasoningOfConversation(view, 'conv')).toMatchObject({
+      runId: 'ra',
+      outcome: outcome('from a'),
+      history: [{ requestId: 'ra.m1' }],
+    });
   });
 
   it('given nothing recorded, then a run and a conversation have no outcome', () => {

@@ -74,6 +74,15 @@ export interface ReasoningAnswer {
   history: ReasoningEntry[];
 }
 
+const none = (): ReasoningAnswer => ({ runId: null, outcome: null, history: [] });
+
+/** A run's latest outcome, or a conversation's: whichever the query names (a run when it names both). */
+export function reasoningOf(view: ReasoningOutcomeView, query: { runId?: string; conversationId?: string }): ReasoningAnswer {
+  if (query.runId !== undefined) return reasoningOfRun(view, query.runId);
+  if (query.conversationId !== undefined) return reasoningOfConversation(view, query.conversationId);
+  return none();
+}
+
 export function reasoningOfRun(view: ReasoningOutcomeView, runId: string): ReasoningAnswer {
   const history = entryOf(view.runs, runId)?.history ?? [];
   return { runId: history.length > 0 ? runId : null, outcome: history.at(-1)?.outcome ?? null, history };
@@ -81,6 +90,6 @@ export function reasoningOfRun(view: ReasoningOutcomeView, runId: string): Reaso
 
 export function reasoningOfConversation(view: ReasoningOutcomeView, conversationId: string): ReasoningAnswer {
   const latest = entryOf(view.conversations, conversationId);
-  if (!latest) return { runId: null, outcome: null, history: [] };
+  if (!latest) return none();
   return { runId: latest.runId, outcome: latest.outcome, history: entryOf(view.runs, latest.runId)?.history ?? [] };
 }

@@ -3,3 +3,5 @@ export type { RunEntry, RunsView } from './runs';
 export { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
 export type { Idleness, RunsQuery } from './list-runs';
 export { costOf } from './cost';
+export { listRunSummaries, summarize } from './summary';
+export type { Reading } from './summary';

@@ -167,7 +167,11 @@ describe('the runs view', () => {
     r1('ToolCallRequested', { callId: 'call-1', tool: 'read_file', arguments: { path: 'a' }, stage: 'act' }, at(2));
     expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(2));
     r1('ToolCallCompleted', { callId: 'call-1', tool: 'read_file', ok: true, output: 'x', truncated: false, durationMs: 1 }, at(3));
-    r1('MessageAppended', { messageId: 'm', role: 'tool', content: 'x', instructions: [], intermediate: false, kind: 'tool_result' }, at(4));
+    r1(
+      'MessageAppended',
+      { messageId: 'm', role: 'tool', content: 'x', instructions: [], intermediate: false, kind: 'tool_result' },
+      at(4),
+    );
     expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(4));
   });
 

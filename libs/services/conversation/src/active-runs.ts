@@ -1,3 +1,4 @@
+import { runOfStream } from '@stagecraft/contracts';
 import type { Projection, RecordedEvent } from '@stagecraft/event-store';
 
 /** Runs that started and have not ended: what a restarted conversation service must pick up again. */
@@ -6,7 +7,8 @@ export const activeRunsProjection: Projection<{ active: string[] }> = {
   handles: ['RunStarted', 'RunCompleted', 'RunFailed'],
   initialState: () => ({ active: [] }),
   evolve(state, event: RecordedEvent) {
-    const runId = (event.metadata as { runId?: string }).runId;
+    // The stream names the run; logs written before also say it in the metadata (docs/decisions/0018).
+    const runId = (event.metadata as { runId?: string }).runId ?? runOfStream(event.streamId);
     if (!runId) return state;
     if (event.type === 'RunStarted') return { active: [...state.active, runId] };
     return { active: state.active.filter((id) => id !== runId) };

@@ -39,7 +39,13 @@ describe('conversation.fork, embedded', () => {
     project = join(dir, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-    const gateway = createOpenAiGateway({ baseURL: server.url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
+    const gateway = createOpenAiGateway({
+      baseURL: server.url,
+      apiKey: 'test',
+      model: 'scripted',
+      logger: pino({ level: 'silent' }),
+      maxRetries: 0,
+    });
     host = await startHost({
       definitions: [
         conversationServiceWith({ gateway }),
@@ -105,8 +111,15 @@ describe('conversation.fork, embedded', () => {
     const oldRequests = chatRequests('run-original');
 
     const { reply, stored: forked } = await fork('run-original', at, 'run-fork');
-    expect(reply).toEqual({ runId: 'run-fork', conversationId: old[0].metadata.conversationId, forkedFrom: { runId: 'run-original', revision: at } });
-    expect(forked.at(-1)).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
+    expect(reply).toEqual({
+      runId: 'run-fork',
+      conversationId: old[0].metadata.conversationId,
+      forkedFrom: { runId: 'run-original', revision: at },
+    });
+    expect(forked.at(-1)).toMatchObject({
+      type: 'RunCompleted',
+      data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' },
+    });
     expect(forked[0].data).toMatchObject({ runId: 'run-fork', forkedFrom: { runId: 'run-original', revision: at } });
     expect(content(forked.slice(0, at + 1))).toEqual(content(old.slice(0, at + 1)));
     expect(forked.slice(0, at + 1).every((e, i) => e.id !== old[i].id && e.metadata.runId === 'run-fork')).toBe(true);
@@ -134,7 +147,8 @@ describe('conversation.fork, embedded', () => {
 
     const { stored: forked } = await fork('run-original', at);
     expect(forked.at(-1)).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
-    const completed = (events: readonly RunEvent[]) => events.find((e) => e.type === 'ToolCallCompleted' && e.data.callId === requested.data.callId);
+    const completed = (events: readonly RunEvent[]) =>
+      events.find((e) => e.type === 'ToolCallCompleted' && e.data.callId === requested.data.callId);
     expect(completed(forked)?.data).toEqual(completed(old)?.data);
     expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe('changed by hand\n');
     const call = await host.ports.store!.readStream(streams.toolCall(requested.data.callId));
@@ -155,7 +169,10 @@ describe('conversation.fork, embedded', () => {
       code: 'VALIDATION',
       issues: [{ path: ['atRevision'] }],
     });
-    await expect(refused('run-original', -1, 'run-never-3')).rejects.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['atRevision'] }] });
+    await expect(refused('run-original', -1, 'run-never-3')).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ path: ['atRevision'] }],
+    });
     await expect(refused('run-original', inside, 'run-never-4')).rejects.toMatchObject({
       code: 'VALIDATION',
       message: expect.stringContaining(`the nearest commit ends are ${inside - 2} or ${end}`),

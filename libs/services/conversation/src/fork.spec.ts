@@ -30,10 +30,25 @@ function stream(commits: RunEvent['type'][][], marked = true): Stored[] {
             : type === 'ModelResponded'
               ? { requestId: 'r1.m1', content: 'hello', toolCalls: [], latencyMs: 1, finishReason: 'stop' }
               : type === 'MessageAppended'
-                ? { messageId: 'r1.msg1', role: 'assistant', content: 'hello', instructions: [], intermediate: false, kind: 'assistant', stage: 'act' }
+                ? {
+                    messageId: 'r1.msg1',
+                    role: 'assistant',
+                    content: 'hello',
+                    instructions: [],
+                    intermediate: false,
+                    kind: 'assistant',
+                    stage: 'act',
+                  }
                 : { deliveryState: 'DONE', answer: 'hello' };
       // Older logs: every commit of this run stored within the same millisecond, each with its own cause.
-      const metadata = { runId: 'r1', correlationId: 'k1', occurredAt: AT, causationId: `cause-${c}`, ...(marked ? { commitStart } : {}) };
+      // Only RunStarted names the correlation; the events after it share it.
+      const metadata = {
+        runId: 'r1',
+        ...(type === 'RunStarted' ? { correlationId: 'k1' } : {}),
+        occurredAt: AT,
+        causationId: `cause-${c}`,
+        ...(marked ? { commitStart } : {}),
+      };
       events.push({ type, data, metadata, revision: BigInt(events.length) } as Stored);
     }
   });
@@ -80,10 +95,16 @@ describe('forkHead', () => {
 
   it('refuses an unknown run, a point beyond the log, a run that has not started or has ended there', () => {
     expect(() => forkHead([], 'r9', 0)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
-    expect(() => forkHead(events, 'r1', 6)).toThrow(expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ path: ['atRevision'] })] }));
-    expect(() => forkHead(events, 'r1', 5)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining('has completed') }));
+    expect(() => forkHead(events, 'r1', 6)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ path: ['atRevision'] })] }),
+    );
+    expect(() => forkHead(events, 'r1', 5)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining('has completed') }),
+    );
     const headless = stream([['MessageAppended'], ['RunStarted', 'StageEntered']]);
-    expect(() => forkHead(headless, 'r1', 0)).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining('has not started') }));
+    expect(() => forkHead(headless, 'r1', 0)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', message: expect.stringContaining('has not started') }),
+    );
   });
 });
 
@@ -96,7 +117,9 @@ describe('forkCopies', () => {
     expect(copies[0].data).toMatchObject({ runId: 'r2', forkedFrom: { runId: 'r1', revision: 4 } });
     expect(copies.slice(1).map((e) => e.data)).toEqual(head.slice(1).map((e) => e.data));
     // Commit marks stay: the copy has the commits of the head it copied.
-    expect(copies.map((e) => e.metadata)).toEqual(head.map((e) => ({ ...e.metadata, runId: 'r2', correlationId: 'k2' })));
+    expect(copies.map((e) => e.metadata)).toEqual(
+      head.map((e, i) => ({ ...e.metadata, runId: 'r2', ...(i === 0 ? { correlationId: 'k2' } : {}) })),
+    );
   });
 });
 
@@ -116,7 +139,15 @@ describe('asRequestedBy', () => {
     foldRun([
       {
         type: 'RunStarted',
-        data: { runId: 'r2', conversationId: 'c1', userMode: 'agent', reasoningEnabled: false, userInput: 'hi', projectRoot: '/p', forkedFrom },
+        data: {
+          runId: 'r2',
+          conversationId: 'c1',
+          userMode: 'agent',
+          reasoningEnabled: false,
+          userInput: 'hi',
+          projectRoot: '/p',
+          forkedFrom,
+        },
       },
     ]);
 

@@ -79,7 +79,8 @@ export function forkCopies(
     id: newId(),
     type: event.type,
     data: event.type === 'RunStarted' ? { ...event.data, runId, forkedFrom } : event.data,
-    metadata: { ...event.metadata, runId, correlationId },
+    // The correlation is the fork request's, wherever the copied event names one.
+    metadata: { ...event.metadata, runId, ...(event.metadata.correlationId === undefined ? {} : { correlationId }) },
   }));
 }
 

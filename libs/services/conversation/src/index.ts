@@ -18,6 +18,8 @@ import { DRIVER_PORTS, MODEL_GATEWAY, RUN_REGISTRY } from './tokens';
 export { RunRegistry } from './run-registry';
 export { RUN_REGISTRY } from './tokens';
 export { activeRunsProjection } from './active-runs';
+export { earlierTurns } from './run-log';
+export { restoreRequests, type RestoredRequest } from './prompt-bodies';
 export { RUN_FOLLOW_UP, runFollowUp } from './processors/run-follow-up';
 
 export interface ConversationOptions {

@@ -26,7 +26,6 @@ export class RunLog {
     private folded: RunState,
     private revision: bigint | null,
     private readonly correlationId: string,
-    private contextId: string | undefined,
     /** The earlier turns of the conversation, which `RunStarted.historyThrough` refers to. */
     private prior: PriorTurns,
   ) {}
@@ -35,18 +34,9 @@ export class RunLog {
     const events = await readEvents(ports.store, streams.run(runId), runEvents);
     const state = foldRun(events);
     const last = events.at(-1);
-    const contextId = events.findLast((e) => e.type === 'StageEntered')?.metadata.contextId;
     const prior =
       state.status === 'new' ? NO_PRIOR_TURNS : await earlierTurns(ports.store, state.start.conversationId, state.start.historyThrough);
-    return new RunLog(
-      ports,
-      runId,
-      state,
-      last ? last.revision : null,
-      correlationId ?? events[0]?.metadata.correlationId ?? runId,
-      contextId,
-      prior,
-    );
+    return new RunLog(ports, runId, state, last ? last.revision : null, correlationId ?? events[0]?.metadata.correlationId ?? runId, prior);
   }
 
   get state(): RunState {
@@ -64,18 +54,13 @@ export class RunLog {
     const occurredAt = this.ports.clock().toISOString();
     // Every event of the commit names the revision it begins at: a fork point must end a commit.
     const commitStart = this.revision === null ? 0 : Number(this.revision) + 1;
-    let contextId = this.contextId;
     const stored = events.map((e) => {
-      if (e.type === 'StageEntered') contextId = e.data.contextId;
-      const metadata = {
-        runId: this.runId,
-        conversationId: start?.conversationId,
-        contextId,
-        causationId,
-        commitStart,
-        correlationId: this.correlationId,
-        occurredAt,
-      };
+      // The stream names the run; only `RunStarted` names the conversation and the correlation, and only
+      // `StageEntered` (in its data) the context: the events after them do not repeat these (docs/decisions/0018).
+      const metadata =
+        e.type === 'RunStarted'
+          ? { conversationId: start?.conversationId, causationId, commitStart, correlationId: this.correlationId, occurredAt }
+          : { causationId, commitStart, occurredAt };
       return { id: this.ports.newId(), type: e.type, data: validate(e.type, e.data), metadata };
     });
     try {
@@ -88,7 +73,6 @@ export class RunLog {
         throw new StagecraftError('CONFLICT', `run ${this.runId} was changed by another writer`, [], { cause: error });
       throw error;
     }
-    this.contextId = contextId;
     this.folded = events.reduce(evolveRun, this.folded);
     this.ports.afterCommit?.(events.map((e) => e.type));
   }

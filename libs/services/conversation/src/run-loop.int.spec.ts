@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StagecraftEvent, streams } from '@stagecraft/contracts';
-import { createOpenAiGateway, restoreMessages } from '@stagecraft/model-gateway';
+import { EventOf, StagecraftEvent, expandMessageHashes, streams } from '@stagecraft/contracts';
+import { createOpenAiGateway, piecesNamedBy, storedBodiesOf } from '@stagecraft/model-gateway';
+import { toChatMessage } from '@stagecraft/run';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { memoryService } from '@stagecraft/memory-service';
@@ -19,6 +20,7 @@ import { Host, startHost } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
 import pino from 'pino';
 import { conversationServiceWith } from './index';
+import { restoreRequests } from './prompt-bodies';
 
 describe('a run, embedded', () => {
   let server: ScriptedModelServer;
@@ -116,28 +118,50 @@ describe('a run, embedded', () => {
     for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
   });
 
-  it('stores every request once, in pieces, and the log restores exactly what the model was sent', async () => {
+  it('stores each prompt body once per store, and the log restores exactly what the model was sent', async () => {
+    const bodiesBefore = (await host.ports.store!.readAll()).filter((e) => e.type === 'PromptBodyStored').length;
+    expect(bodiesBefore).toBeGreaterThan(0);
     const { runId, stored } = await runToEnd('Write notes about this project');
     const sent = server.requests.filter(
       (r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review',
     );
-    const requested = stored.flatMap((e) => (e.type === 'ModelRequested' ? [e.data] : []));
-    expect(requested).toHaveLength(sent.length);
-    const bodies = new Map<string, string>();
-    let storedBytes = 0;
-    requested.forEach((request, i) => {
-      for (const [hash, body] of Object.entries(request.newBodies)) {
-        expect(bodies.has(hash)).toBe(false);
-        bodies.set(hash, body);
-        storedBytes += body.length;
-      }
-      const restored = restoreMessages(request.messageHashes, bodies);
+    const restored = await restoreRequests(host.ports.store!, runId);
+    expect(restored.map((r) => r.requestId)).toEqual(stored.flatMap((e) => (e.type === 'ModelRequested' ? [e.data.requestId] : [])));
+    expect(restored).toHaveLength(sent.length);
+    restored.forEach((request, i) => {
       const received = sent[i].body.messages as { role: string; content: string | null }[];
-      expect(restored.map((m) => [m.role, m.content])).toEqual(received.map((m) => [m.role, m.content ?? '']));
+      expect(request.messages.map((m) => [m.role, m.content])).toEqual(received.map((m) => [m.role, m.content ?? '']));
     });
-    // Every request repeats a system prompt of several KB; only the sections that changed are stored again.
-    const systemBytes = sent.reduce((n, r) => n + String(r.body.messages[0].content).length, 0);
-    expect(storedBytes).toBeLessThan(systemBytes / 2);
+    // The run before this one, in the same store, sent the same system prompts: this run stores no body again.
+    const bodies = (await host.ports.store!.readAll()).filter((e) => e.type === 'PromptBodyStored');
+    expect(bodies).toHaveLength(bodiesBefore);
+    expect(stored.some((e) => e.type === 'ModelRequested' && e.data.newBodies !== undefined)).toBe(false);
+  });
+
+  it('stores every body a request names before the request: the log never names a body it lacks', async () => {
+    await runToEnd('Write notes about this project');
+    // Every run in this store, in log order: what a request names must be readable where it stands.
+    const stored = new Map<string, string>();
+    const runs = new Map<string, { held: Map<string, string>; previous: string[] }>();
+    let requests = 0;
+    for (const e of await host.ports.store!.readAll()) {
+      const event = e as typeof e & StagecraftEvent;
+      if (event.type === 'PromptBodyStored') stored.set(event.data.hash, event.data.body);
+      if (!e.streamId.startsWith(streams.run(''))) continue;
+      const run = runs.get(e.streamId) ?? { held: new Map<string, string>(), previous: [] };
+      runs.set(e.streamId, run);
+      if (event.type === 'MessageAppended')
+        for (const [hash, body] of storedBodiesOf([toChatMessage(event.data)])) run.held.set(hash, body);
+      if (event.type !== 'ModelRequested') continue;
+      const { messageHashes, requestId } = (event as EventOf<'ModelRequested'>).data;
+      const hashes = expandMessageHashes(messageHashes, run.previous);
+      const bodyOf = (hash: string) => stored.get(hash) ?? run.held.get(hash);
+      const missing = hashes.flatMap((hash) => [hash, ...piecesNamedBy(bodyOf(hash) ?? '{}')]).filter((hash) => bodyOf(hash) === undefined);
+      expect({ requestId, missing }).toEqual({ requestId, missing: [] });
+      run.previous = hashes;
+      requests += 1;
+    }
+    expect(requests).toBeGreaterThanOrEqual(15);
   });
 
   it('refuses a project root that does not exist, and stores nothing', async () => {

@@ -211,7 +211,7 @@ export async function recoverInterruptedCalls(ports: ToolCallPorts): Promise<str
     const events = await readCall(ports.store, orphan.callId);
     const record = foldToolCall(events);
     if (record.started && !settledOutcome(record)) {
-      const { runId = orphan.callId, correlationId } = events[0].metadata;
+      const { runId = orphan.callId, correlationId = runId } = events[0].metadata;
       await recordInterrupted(
         ports,
         { callId: orphan.callId, tool: record.started.tool, runId, correlationId },

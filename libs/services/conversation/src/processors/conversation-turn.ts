@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { EventOf, conversationEvents, runEvents, streams } from '@stagecraft/contracts';
+import { EventOf, conversationEvents, runEvents, runOfStream, streams } from '@stagecraft/contracts';
 import { compactionEvent, extractiveSummary, planCompaction } from '@stagecraft/context';
 import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { runIds } from '@stagecraft/run';
@@ -26,7 +26,8 @@ export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent 
   const metadata = {
     runId,
     conversationId,
-    correlationId: completed.metadata.correlationId,
+    // Run events after `RunStarted` leave the run's correlation id to it (docs/decisions/0018).
+    correlationId: started.metadata.correlationId ?? completed.metadata.correlationId,
     causationId: completed.id,
     occurredAt: completed.metadata.occurredAt,
   };
@@ -69,7 +70,8 @@ export async function rememberTurn(
   store: EventReader & EventWriter,
   completed: RecordedEvent & EventOf<'RunCompleted'>,
 ): Promise<'stored' | 'present' | 'no_run'> {
-  const runId = completed.metadata.runId;
+  // The stream names the run; logs written before also say it in the metadata (docs/decisions/0018).
+  const runId = completed.metadata.runId ?? runOfStream(completed.streamId);
   const [started] = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: 1 }) : [];
   if (started?.type !== 'RunStarted') return 'no_run';
   const turn = turnOf(started, completed);

@@ -1,4 +1,4 @@
-import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
+import { EventOf, StagecraftEvent, runOfStream, streams } from '@stagecraft/contracts';
 import type { EventStore, Processor, RecordedEvent } from '@stagecraft/event-store';
 import { MessageBus, RunFeedEvent, publishRunEvent } from '@stagecraft/messaging';
 import { rememberTurn } from './conversation-turn';
@@ -27,7 +27,9 @@ export function runFollowUp(ports: RunFollowUpPorts): Processor {
       const event = recorded as RecordedEvent & StagecraftEvent;
       if (event.type === 'RunCompleted') await rememberTurn(ports.store, event as RecordedEvent & EventOf<'RunCompleted'>);
       const { id, type, data, metadata, position } = event;
-      publishRunEvent(ports.bus, ports.prefix, { id, position: position.toString(), type, data, metadata } as RunFeedEvent);
+      // The feed names the run in each event's metadata, as the stream does in its name (docs/decisions/0018).
+      const named = { runId: runOfStream(event.streamId), ...metadata };
+      publishRunEvent(ports.bus, ports.prefix, { id, position: position.toString(), type, data, metadata: named } as RunFeedEvent);
     },
   };
 }

@@ -1,0 +1,42 @@
+import type { RunCost, RunSummary } from '@stagecraft/contracts';
+import { formatTable } from '../table';
+
+/** `840ms`, `12.3s`, `4m05s`, `2h07m`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)}s`;
+  const seconds = Math.floor(ms / 1_000);
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3_600)}h${String(Math.floor(seconds / 60) % 60).padStart(2, '0')}m`;
+}
+
+/** Priced in full: `$0.0123`; a model without a price: `$0.0123+` (what it used is not counted), or `unpriced`. */
+export function formatCost(cost: RunCost): string {
+  const amount = `$${cost.amount.toFixed(4)}`;
+  if (cost.priced) return amount;
+  return cost.amount > 0 ? `${amount}+` : 'unpriced';
+}
+
+const tokens = (run: RunSummary) => {
+  const usage = Object.values(run.tokens);
+  const sum = (key: 'promptTokens' | 'completionTokens') => usage.reduce((n, u) => n + u[key], 0);
+  return `${sum('promptTokens')}/${sum('completionTokens')}`;
+};
+
+/** One row per run, newest first as the list comes; a running run's duration runs to `now`. */
+export function formatRuns(runs: readonly RunSummary[], now: Date): string {
+  if (runs.length === 0) return 'no runs';
+  const rows = runs.map((run) => [
+    run.runId,
+    run.stuck ? `${run.status} (stuck)` : run.status,
+    run.stage ?? '-',
+    run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+    formatDuration(Date.parse(run.endedAt ?? now.toISOString()) - Date.parse(run.startedAt)),
+    String(run.modelCalls),
+    tokens(run),
+    formatCost(run.cost),
+    run.deliveryState ?? '-',
+    run.qaVerdict ?? '-',
+  ]);
+  return formatTable(['RUN', 'STATUS', 'STAGE', 'STARTED', 'DURATION', 'MODEL CALLS', 'TOKENS (P/C)', 'COST', 'DELIVERY', 'QA'], rows);
+}

@@ -1,0 +1,3 @@
+/** The memory service's own providers. */
+export const MEMORY_CONFIG = Symbol('MEMORY_CONFIG');
+export const MEMORY_VIEWS = Symbol('MEMORY_VIEWS');
