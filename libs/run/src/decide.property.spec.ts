@@ -232,7 +232,7 @@ function violations(log: readonly PendingEvent[], limits: RunLimits): string[] {
     if ((state.status === 'completed' || state.status === 'failed') && i < log.length - 1)
       problems.push(`event ${i}: events after the run ended`);
   });
-  if (state.status !== 'new' && state.history.some((m) => m.role === 'assistant' && containsReasoning(m.content)))
+  if (state.status !== 'new' && state.history.some(({ message: m }) => m.role === 'assistant' && containsReasoning(m.content)))
     problems.push('the history carries <ide_reasoning>');
   return problems;
 }

@@ -411,7 +411,7 @@ describe('decide: reasoning never re-enters', () => {
         like('DeliveryChecked', { state: 'DONE' }),
         like('StageEntered', { stage: 'qa_review' }),
       );
-    expect(state.status !== 'new' && state.history.some((m) => containsReasoning(m.content))).toBe(false);
+    expect(state.status !== 'new' && state.history.some(({ message }) => containsReasoning(message.content))).toBe(false);
   });
 
   // Stripping one tag can join the text around it into another: `<ide_</ide_reasoning>reasoning>` becomes
@@ -755,7 +755,7 @@ describe('decide: needs', () => {
   });
 
   it('decides nothing while something is missing', () => {
-    const knowledge = { policies: () => undefined, prompt: () => undefined };
+    const knowledge = { policies: () => undefined, prompt: () => undefined, summary: () => undefined };
     expect(decide(requested(), { status: 'new' }, { limits: DEFAULT_RUN_LIMITS, knowledge })).toEqual({
       needs: { kind: 'policies', request: { userMode: 'agent', reasoningEnabled: true, delegation: { depth: 0, chain: [] } } },
     });

@@ -1,4 +1,5 @@
-import { EventMetadata, streams } from '@stagecraft/contracts';
+import { ChatMessage, EventMetadata, streams } from '@stagecraft/contracts';
+import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
 import { createMemoryEventStore } from '@stagecraft/event-store';
 import { runTimeline } from './runs';
 
@@ -39,5 +40,52 @@ describe('runTimeline', () => {
       { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata: at(2) },
     ]);
     expect(await runTimeline(store, 'missing', false)).toBeNull();
+  });
+});
+
+describe('runTimeline with prompts', () => {
+  it("shows under each model request the messages it sent, rebuilt from the store's prompt bodies", async () => {
+    const store = createMemoryEventStore();
+    const system: ChatMessage = { role: 'system', content: 'You are the agent.' };
+    const user: ChatMessage = { role: 'user', content: 'Add a README.' };
+    const hashed = hashPrompt([system, user], [], new Set(storedHashesOf([user])));
+    expect(Object.keys(hashed.newBodies)).toEqual([hashed.messageHashes[0]]);
+    for (const [hash, body] of Object.entries(hashed.newBodies))
+      await store.appendToStream(streams.promptBody(hash), [
+        { id: uuid(9), type: 'PromptBodyStored', data: { hash, body }, metadata: at(0) },
+      ]);
+    const request = {
+      requestId: 'r1.m1',
+      stage: 'act',
+      model: 'scripted',
+      toolNames: [],
+      messageCount: 2,
+      tokenEstimate: 5,
+      promptHash: hashed.promptHash,
+      messageHashes: hashed.messageHashes,
+    };
+    await store.appendToStream(streams.run('r1'), [
+      {
+        id: uuid(1),
+        type: 'RunStarted',
+        data: { runId: 'r1', conversationId: 'c1', userMode: 'agent', reasoningEnabled: false, userInput: user.content, projectRoot: '/p' },
+        metadata: at(0),
+      },
+      {
+        id: uuid(2),
+        type: 'MessageAppended',
+        data: { messageId: 'r1.input', role: 'user', content: user.content, instructions: [], intermediate: false, kind: 'user_input' },
+        metadata: at(0),
+      },
+      { id: uuid(3), type: 'ModelRequested', data: request, metadata: at(1) },
+    ]);
+    const lines = await runTimeline(store, 'r1', false, true);
+    expect(lines?.slice(-3).map((line) => line.trim())).toEqual([
+      '+1.000s  ModelRequested     → asked scripted (2 messages, ~5 tokens)',
+      '[system] You are the agent.',
+      '[user] Add a README.',
+    ]);
+    const json = (await runTimeline(store, 'r1', true, true))?.map((line) => JSON.parse(line) as { messages?: ChatMessage[] });
+    expect(json?.at(-1)?.messages).toEqual([system, user]);
   });
 });

@@ -94,6 +94,8 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
   'memory.reflect': { scope: 'fuzz', query: 'how to test' },
   'memory.reasoning-outcome.get': { runId: 'run-fuzz' },
   'memory.history.get': { conversationId: 'conv-fuzz' },
+  'runs.list': { status: 'running', conversationId: 'conv-fuzz', stuck: true, limit: 10 },
+  'runs.get': { runId: 'run-fuzz' },
   'conversation.health': {},
   'policy.health': {},
   'prompt-assembly.health': {},

@@ -1,5 +1,6 @@
 import { EventData, HistorySummary } from '@stagecraft/contracts';
 import { SourcedMessage } from '@stagecraft/context';
+import { entryOf } from '../logged';
 import { LoggedEvent, ReadModel } from '../read-model';
 
 /** A message of a conversation's turns, as the history keeps it. */
@@ -75,7 +76,7 @@ export const historyModel: ReadModel<HistoryView> = {
   evolve(view, event) {
     if (!event.streamId.startsWith(CONVERSATION)) return view;
     const id = event.streamId.slice(CONVERSATION.length);
-    view.conversations[id] = evolveHistory(view.conversations[id] ?? emptyHistory(id), event);
+    view.conversations[id] = evolveHistory(entryOf(view.conversations, id) ?? emptyHistory(id), event);
     return view;
   },
 };

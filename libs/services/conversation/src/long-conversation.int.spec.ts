@@ -108,7 +108,7 @@ describe('a 10 MB conversation', () => {
     return chars;
   }
 
-  it('keeps working: the run completes, refers to the earlier turns instead of copying them, and every event fits a message', async () => {
+  it('keeps working: the run completes, refers to the earlier turns instead of copying them, compacts them before asking, and every event fits a message', async () => {
     const conversationId = 'long-conversation';
     const chars = await seedConversation(conversationId);
     expect(chars).toBeGreaterThan(10_000_000);
@@ -138,11 +138,19 @@ describe('a 10 MB conversation', () => {
     // The earlier turns are referenced once, by revision: the run's own log stays small.
     expect(stored[0]).toMatchObject({ type: 'RunStarted', data: { historyThrough: TURNS * 2 - 1 } });
     expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(200_000);
-    // The model still saw every earlier turn, in order, before the new message.
+    // 2.6 million tokens of earlier turns cannot be sent: the run compacted them before its first request.
+    const compacted = stored.find((e) => e.type === 'HistoryCompacted');
+    expect(compacted?.data).toMatchObject({
+      method: 'extractive',
+      replaced: TURNS * 2,
+      covers: [{ stream: streams.conversation(conversationId), from: 0, to: TURNS * 2 - 1 }],
+    });
     const first = server.requests.find((r) => r.headers['x-stagecraft-run-id'] === runId)!;
     const messages = (first.body as { messages: { role: string; content: string }[] }).messages;
-    expect(messages).toHaveLength(1 + TURNS * 2 + 1);
-    expect(messages[1].content.startsWith('question 0:')).toBe(true);
+    expect(messages).toHaveLength(3);
+    expect(messages[1].content).toMatch(/^Summary of the earlier conversation/);
+    expect(messages[1].content).toContain('- question 0: lorem ipsum');
+    expect(messages[1].content.length).toBeLessThan(20_000);
     expect(messages.at(-1)?.content).toBe('Write notes');
     expect(live.map((e) => e.type)).toEqual(stored.map((e) => e.type));
   }, 120_000);
