@@ -6,7 +6,7 @@ import { assemblePrompt } from './assemble';
 import { defaultContributors } from './contributors/defaults';
 import { loadPromptDirectory } from './load-prompts';
 import { findPromptViolations } from './prompt-guard';
-import { RECOVERY_PROMPTS } from './recovery-prompts';
+import { RECOVERY_PROMPTS, SUMMARIZE_PROMPT } from './recovery-prompts';
 
 const PROMPTS_DIR = join(__dirname, '..', '..', '..', 'prompts');
 const repo = loadPromptDirectory(PROMPTS_DIR);
@@ -25,11 +25,16 @@ const SEED_INVENTORY = [
 
 const LIBS_DIR = join(__dirname, '..', '..');
 
-/** The recovery prompts some library source (not a test, not the table itself) names as `RECOVERY_PROMPTS.<key>`. */
-function recoveryPromptsNamedInCode(): string[] {
-  const sources = readdirSync(LIBS_DIR, { recursive: true, encoding: 'utf8' }).filter(
+/** Every library source file (not a test, not the prompt table itself), relative to libs/. */
+function librarySources(): string[] {
+  return readdirSync(LIBS_DIR, { recursive: true, encoding: 'utf8' }).filter(
     (path) => /(^|\/)src\//.test(path) && path.endsWith('.ts') && !path.endsWith('.spec.ts') && !path.includes('node_modules') && !path.endsWith('recovery-prompts.ts'),
   );
+}
+
+/** The recovery prompts some library source names as `RECOVERY_PROMPTS.<key>`. */
+function recoveryPromptsNamedInCode(): string[] {
+  const sources = librarySources();
   const keys = new Set(sources.flatMap((path) => [...readFileSync(join(LIBS_DIR, path), 'utf8').matchAll(/RECOVERY_PROMPTS\.(\w+)/g)].map((m) => m[1])));
   return Object.entries(RECOVERY_PROMPTS).flatMap(([key, id]) => (keys.has(key) ? [id] : []));
 }
@@ -58,7 +63,9 @@ describe('the prompt inventory under prompts/', () => {
   });
 
   it('has no prompt that nothing uses: each is composed by a stage policy or named by the code that adds it', () => {
-    const used = new Set([...policies.flatMap((p) => p.prompts), ...recoveryPromptsNamedInCode()]);
+    // The summarize prompt is added by the compaction, which names it (the library's own exports do not count).
+    const summarizeNamed = librarySources().some((path) => !path.startsWith('prompts/') && readFileSync(join(LIBS_DIR, path), 'utf8').includes('SUMMARIZE_PROMPT'));
+    const used = new Set([...policies.flatMap((p) => p.prompts), ...recoveryPromptsNamedInCode(), ...(summarizeNamed ? [SUMMARIZE_PROMPT] : [])]);
     expect(repo.ids().filter((id) => !used.has(id))).toEqual([]);
   });
 

@@ -1,0 +1,52 @@
+import type { RunSummary } from '@stagecraft/contracts';
+import { formatCost, formatDuration, formatRuns } from './runs-table';
+
+describe('the runs table', () => {
+  it('writes durations at the scale that reads best', () => {
+    expect([840, 12_340, 245_000, 7_620_000].map(formatDuration)).toEqual(['840ms', '12.3s', '4m05s', '2h07m']);
+  });
+
+  it('marks a cost that leaves out a model without a price', () => {
+    expect(formatCost({ amount: 0.01234, currency: 'USD', priced: true })).toBe('$0.0123');
+    expect(formatCost({ amount: 0.01234, currency: 'USD', priced: false })).toBe('$0.0123+');
+    expect(formatCost({ amount: 0, currency: 'USD', priced: false })).toBe('unpriced');
+  });
+
+  it('writes one row per run: a running one lasts until now and says when it is stuck', () => {
+    const run: RunSummary = {
+      runId: 'r-1',
+      conversationId: 'c-1',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      status: 'running',
+      stage: 'act',
+      startedAt: '2026-11-22T10:00:00.000Z',
+      updatedAt: '2026-11-22T10:00:05.000Z',
+      endedAt: null,
+      modelCalls: 2,
+      tokens: {
+        m: { promptTokens: 100, completionTokens: 20, totalTokens: 120 },
+        qa: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
+      },
+      deliveryState: null,
+      qaVerdict: null,
+      failure: null,
+      cost: { amount: 0.5, currency: 'USD', priced: true },
+      stuck: true,
+    };
+    const [, , row] = formatRuns([run], new Date('2026-11-22T10:01:30.000Z')).split('\n');
+    expect(row.split(/\s{2,}/)).toEqual([
+      'r-1',
+      'running (stuck)',
+      'act',
+      '2026-11-22 10:00:00Z',
+      '1m30s',
+      '2',
+      '105/21',
+      '$0.5000',
+      '-',
+      '-',
+    ]);
+    expect(formatRuns([], new Date())).toBe('no runs');
+  });
+});
