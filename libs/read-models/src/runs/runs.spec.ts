@@ -159,20 +159,26 @@ describe('the runs view', () => {
     expect(fold(runsModel, log.events)).toEqual({ runs: {}, started: [] });
   });
 
-  it('given every kind of run event, then updatedAt is the time of the latest, whatever its type', () => {
+  it('given a run’s commits, then updatedAt is the time of its latest commit, without reading its messages or reasoning', () => {
     const log = new Log();
     const r1 = log.run('r1');
     r1('RunStarted', runStarted('r1'));
+    // One model step: the answer, its reasoning and the tool call it asks for, committed together.
+    r1('ModelRequested', modelRequested('r1.m1', 'gpt-a'), at(1));
+    r1('ModelResponded', modelResponded('r1.m1'), at(1));
     r1('ReasoningRecorded', { requestId: 'r1.m1', format: 'micro', text: '…', outcome: outcome('go') }, at(1));
-    r1('ToolCallRequested', { callId: 'call-1', tool: 'read_file', arguments: { path: 'a' }, stage: 'act' }, at(2));
-    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(2));
+    r1('ToolCallRequested', { callId: 'call-1', tool: 'read_file', arguments: { path: 'a' }, stage: 'act' }, at(1));
+    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(1));
+    // A tool result while another call is still open: the result and its message.
     r1('ToolCallCompleted', { callId: 'call-1', tool: 'read_file', ok: true, output: 'x', truncated: false, durationMs: 1 }, at(3));
     r1(
       'MessageAppended',
       { messageId: 'm', role: 'tool', content: 'x', instructions: [], intermediate: false, kind: 'tool_result' },
-      at(4),
+      at(3),
     );
-    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(4));
+    expect(runOf(fold(runsModel, log.events), 'r1')?.updatedAt).toBe(at(3));
+    expect(runsModel.handles).not.toContain('MessageAppended');
+    expect(runsModel.handles).not.toContain('ReasoningRecorded');
   });
 
   it('never changes an entry it handed out, replaces only the entry of the run an event belongs to, and resumes from a checkpoint to the same view', () => {

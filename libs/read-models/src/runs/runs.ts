@@ -129,15 +129,35 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
 }
 
 /**
+ * The run events whose data the view reads, and the tool results: every commit of a run holds at least
+ * one of them (a stage entry, a model step, a tool result, a check, the end), so `updatedAt` is still the
+ * time of the run's latest commit. Messages, reasoning and tool requests, the bulk of a log, are never
+ * read or parsed for this view.
+ */
+const RUN_STEPS = [
+  'RunStarted',
+  'StageEntered',
+  'ModelRequested',
+  'ModelResponded',
+  'HistoryCompacted',
+  'ToolCallCompleted',
+  'ToolCallRejected',
+  'DeliveryChecked',
+  'QAReportIssued',
+  'RunCompleted',
+  'RunFailed',
+] as const satisfies readonly (typeof runEvents.types)[number][];
+
+/**
  * Every run: status, stage, times, model calls and tokens by model, delivery, QA verdict, failure.
- * Reads every run event, so `updatedAt` is the time of the run's latest event whatever it was. The fold
+ * `updatedAt` is the time of the run's latest commit (`RUN_STEPS`). The fold
  * owns its view: it replaces one run's entry in place and appends to `started` (copying every run per
  * event would make a rebuild quadratic), and never changes an entry it has handed out. Events of a run
  * whose `RunStarted` it has not seen are passed over.
  */
 export const runsModel: ReadModel<RunsView> = {
   name: 'memory-runs',
-  handles: runEvents.types,
+  handles: RUN_STEPS,
   initialState: () => ({ runs: {}, started: [] }),
   evolve(view, logged) {
     const found = runEventOf(logged);

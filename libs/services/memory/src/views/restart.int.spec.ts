@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { performance } from 'node:perf_hooks';
 import { canonicalJson, streams } from '@stagecraft/contracts';
 import type { EventData, EventType } from '@stagecraft/contracts';
 import { EventStore, NewEvent, RecordedEvent, createSqliteEventStore, rebuildProjection } from '@stagecraft/event-store';
@@ -151,18 +150,16 @@ describe('read models over a log of 100,000 events', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('each fold at least 200,000 events a second in a rebuild (the best of three rounds), giving what a rebuild from the store gives', async () => {
+  // How fast a rebuild is belongs to `npm run bench:replay`; here only that folding the log in memory
+  // and rebuilding from the store (which reads only the handled types) give the same view.
+  it('each fold of the whole log gives what a rebuild from the store gives', async () => {
     for (const model of READ_MODELS) {
       const handles = new Set(model.handles);
-      let best = 0;
-      let view: unknown;
-      for (let round = 0; round < 3; round += 1) {
-        const started = performance.now();
-        view = log.reduce((state, event) => (handles.has(event.type) ? model.evolve(state, event) : state), model.initialState());
-        best = Math.max(best, log.length / ((performance.now() - started) / 1000));
-      }
-      expect({ model: model.name, fast: best >= 200_000 }).toEqual({ model: model.name, fast: true });
-      expect(canonicalJson(view) === canonicalJson(await rebuildProjection(store, model))).toBe(true);
+      const view = log.reduce((state, event) => (handles.has(event.type) ? model.evolve(state, event) : state), model.initialState());
+      expect({ model: model.name, same: canonicalJson(view) === canonicalJson(await rebuildProjection(store, model)) }).toEqual({
+        model: model.name,
+        same: true,
+      });
     }
   }, 120_000);
 
