@@ -5,8 +5,40 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import type { RunsListReply } from '@stagecraft/contracts';
-import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { REPO_ROOT, exitOf, freePort, runCli } from '@stagecraft/testing';
+import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { QA_PASS_REPORT, REPO_ROOT, exitOf, freePort, macroReasoning, microReasoning, runCli, toolResultsIn } from '@stagecraft/testing';
+
+const messagesOf = (r: RecordedRequest): { role: string; content?: string | null }[] => r.body.messages ?? [];
+
+/** Delegates the work to a specialist, which reads the README and hands back; then delivery and a passing review. */
+function delegatingAgent(r: RecordedRequest): ScriptedReply {
+  const system = String(messagesOf(r)[0]?.content ?? '');
+  const delegated = system.includes('<delegate-reasoning>');
+  const returned = messagesOf(r).some((m) => String(m.content ?? '').includes('returned control'));
+  switch (r.stage) {
+    case 'warmup':
+      return { content: `${macroReasoning()}\nI will ask a specialist.` };
+    case 'act':
+    case 'tool_followup':
+      if (!delegated && !returned)
+        return {
+          content: `${microReasoning('delegate')}\n<delegate-reasoning agent="reviewer">Read README.md and report one improvement.</delegate-reasoning>`,
+        };
+      if (delegated && toolResultsIn(r.body) === 0)
+        return {
+          content: microReasoning('read README.md'),
+          toolCalls: [{ id: 'spec_read', name: 'read_file', arguments: { path: 'README.md' } }],
+        };
+      if (delegated) return { content: `${microReasoning('hand back')}\n<return-control>Add a usage section.</return-control>` };
+      return { content: `${microReasoning('answer', 'DONE')}\nThe reviewer suggests a usage section.` };
+    case 'delivery_check':
+      return { content: `${microReasoning('hand over', 'DONE')}\nDone.` };
+    case 'qa_review':
+      return { content: `${microReasoning('report', 'DONE')}\n${QA_PASS_REPORT}` };
+    default:
+      return { status: 500, content: `unexpected stage ${r.stage}` };
+  }
+}
 
 /**
  * The read models from the outside, over a store the CLI wrote with a mixed workload: `replay
@@ -18,7 +50,16 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
   let project: string;
   let dbPath: string;
   let hanging: ScriptedModelServer;
-  const runIds: Record<'agent' | 'chat' | 'turn' | 'failed' | 'killed', string> = { agent: '', chat: '', turn: '', failed: '', killed: '' };
+  let delegating: ScriptedModelServer;
+  const runIds: Record<'agent' | 'chat' | 'turn' | 'compacted' | 'delegated' | 'failed' | 'killed', string> = {
+    agent: '',
+    chat: '',
+    turn: '',
+    compacted: '',
+    delegated: '',
+    failed: '',
+    killed: '',
+  };
   const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
   const store = () => `sqlite:${dbPath}`;
 
@@ -74,22 +115,40 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
     dbPath = join(dir, 'events.db');
     cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
     hanging = await startScriptedModelServer({ script: () => ({ delayMs: 120_000, content: 'too late' }) });
+    delegating = await startScriptedModelServer({ script: delegatingAgent });
 
     const agent = await chat(['Summarise this project in NOTES.md', '--mode', 'agent', '--reasoning']);
     const chatRun = await chat(['What does convert.js do?', '--mode', 'chat']);
     const turn = await chat(['And stats.js?', '--mode', 'chat', '--reasoning', '--conversation', chatRun.conversationId]);
+    // A third turn with a tiny compaction trigger: the run compacts the earlier turns, and so does the conversation.
+    const compacted = await chat(['And the tests?', '--mode', 'chat', '--conversation', chatRun.conversationId], {
+      STAGECRAFT_COMPACT_MAX_MESSAGES: '4',
+    });
+    const delegated = await chat(['Review the README', '--mode', 'agent', '--reasoning'], {
+      OPENAI_API_KEY: 'test',
+      OPENAI_BASE_URL: delegating.url,
+    });
     const unreachable = `http://127.0.0.1:${await freePort()}/v1`;
     const failed = await chat(['Explain the layout', '--mode', 'chat'], {
       OPENAI_API_KEY: 'test',
       OPENAI_BASE_URL: unreachable,
       STAGECRAFT_MODEL_MAX_RETRIES: '0',
     });
-    expect([agent.code, chatRun.code, turn.code, failed.code]).toEqual([0, 0, 0, 1]);
-    Object.assign(runIds, { agent: agent.runId, chat: chatRun.runId, turn: turn.runId, failed: failed.runId, killed: await killedChat() });
+    expect([agent.code, chatRun.code, turn.code, compacted.code, delegated.code, failed.code]).toEqual([0, 0, 0, 0, 0, 1]);
+    Object.assign(runIds, {
+      agent: agent.runId,
+      chat: chatRun.runId,
+      turn: turn.runId,
+      compacted: compacted.runId,
+      delegated: delegated.runId,
+      failed: failed.runId,
+      killed: await killedChat(),
+    });
   }, 180_000);
 
   afterAll(async () => {
     await hanging?.close();
+    await delegating?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -106,6 +165,18 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
   };
 
   it('replay --verify: every live view equals its rebuild; a view without a checkpoint is said to have none', async () => {
+    // The workload holds every kind of run: completed, failed, killed, compacted and delegating.
+    const db = new DatabaseSync(dbPath, { readOnly: true });
+    const types = db
+      .prepare('SELECT DISTINCT type FROM events')
+      .all()
+      .map((row) => (row as { type: string }).type);
+    const delegations = db
+      .prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'InstructionIssued' AND data LIKE '%DelegateReasoning%'")
+      .get() as { n: number };
+    db.close();
+    expect(types).toEqual(expect.arrayContaining(['HistoryCompacted', 'InstructionIssued', 'RunFailed', 'RunCompleted']));
+    expect(delegations.n).toBeGreaterThan(0);
     const { code, stdout, stderr } = await verify();
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     for (const name of ['memory-reasoning-outcome', 'memory-runs', 'memory-history']) expect(rowOf(stdout, name)?.at(-1)).toBe('same');
@@ -117,11 +188,28 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
     expect(rowOf(named.stdout, 'conversation-active-runs')?.at(-1)).toBe('no checkpoint yet');
   }, 90_000);
 
+  it('runs replay decides every run of the workload again with the same events, and audit finds every invariant kept', async () => {
+    for (const id of Object.values(runIds)) {
+      const { code, stdout } = await runCli(['runs', 'replay', id, '--store', store()], env);
+      expect({ id, code, stdout }).toEqual({ id, code: 0, stdout: expect.stringContaining('all identical') });
+    }
+    const audit = await runCli(['audit', '--store', store()], env);
+    expect({ code: audit.code, stdout: audit.stdout }).toEqual({ code: 0, stdout: expect.stringContaining('every invariant holds') });
+  }, 120_000);
+
   it('runs list --json: every run, newest first, with its tokens, the failure, and the run whose process was killed still running', async () => {
     const reply = JSON.parse(await listRuns(['--json'])) as RunsListReply;
-    expect(reply.runs.map((r) => r.runId)).toEqual([runIds.killed, runIds.failed, runIds.turn, runIds.chat, runIds.agent]);
+    expect(reply.runs.map((r) => r.runId)).toEqual([
+      runIds.killed,
+      runIds.failed,
+      runIds.delegated,
+      runIds.compacted,
+      runIds.turn,
+      runIds.chat,
+      runIds.agent,
+    ]);
     const byId = new Map(reply.runs.map((r) => [r.runId, r]));
-    for (const id of [runIds.agent, runIds.chat, runIds.turn]) {
+    for (const id of [runIds.agent, runIds.chat, runIds.turn, runIds.compacted, runIds.delegated]) {
       const run = byId.get(id)!;
       expect({ status: run.status, deliveryState: run.deliveryState, qaVerdict: run.qaVerdict }).toEqual({
         status: 'completed',
