@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatMessage, CompactionSettings, EventData, streams } from '@stagecraft/contracts';
 import { DEFAULT_COMPACTION, estimateTokens } from '@stagecraft/context';
-import { conversationServiceWith } from '@stagecraft/conversation-service';
-import { memoryService } from '@stagecraft/memory-service';
-import { subscribeRunEvents } from '@stagecraft/messaging';
 import { ModelGateway } from '@stagecraft/model-gateway';
-import { policyService } from '@stagecraft/policy-service';
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-import { qaServiceWith } from '@stagecraft/qa-service';
-import { Host, startHost } from '@stagecraft/service-shell';
 import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { runToEnd, startEmbeddedServices } from './embedded-services';
 
 /**
  * `npm run bench:context`: prompt tokens per request over a scripted 60-round tool loop and ten more
@@ -95,46 +88,25 @@ async function conversation(
 ): Promise<{ requests: Request[]; compactions: EventData<'HistoryCompacted'>[] }> {
   const sent: Sent[] = [];
   const gateway = readingAgent(sent);
-  const host: Host = await startHost({
-    definitions: [
-      conversationServiceWith({ gateway, compaction, limits: { maxToolIterations: ROUNDS + 5 } }),
-      policyService,
-      promptAssemblyService,
-      toolExecutionService,
-      qaServiceWith({ gateway }),
-      memoryService,
-    ],
-    transport: 'inproc',
-    store: `sqlite:${join(dir, `${compaction === 'off' ? 'off' : 'on'}.db`)}`,
-    config: { prefix: 'bench', requestTimeoutMs: 60_000, logLevel: 'silent' },
+  const services = await startEmbeddedServices({
+    gateway,
+    storePath: join(dir, `${compaction === 'off' ? 'off' : 'on'}.db`),
+    requestTimeoutMs: 60_000,
+    conversation: { compaction, limits: { maxToolIterations: ROUNDS + 5 } },
   });
   const project = join(dir, 'project');
   const runIds = ['tour', ...Array.from({ length: TURNS }, (_, i) => `turn-${i + 1}`)];
   try {
     let conversationId: string | undefined;
     for (const runId of runIds) {
-      const ended = new Promise<string>((resolve) => {
-        const subscription = subscribeRunEvents(host.ports.bus, 'bench', runId, (e) => {
-          if (e.type === 'RunCompleted' || e.type === 'RunFailed') {
-            subscription.unsubscribe();
-            resolve(e.type);
-          }
-        });
-      });
       const message =
         runId === 'tour' ? `Read the ${ROUNDS} modules and tell me what they do.` : `Question about ${runId}: what does it change?`;
-      ({ conversationId } = await host.ports.requester.request('conversation.send', {
-        runId,
-        conversationId,
-        message,
-        userMode: 'agent',
-        reasoningEnabled: true,
-        projectRoot: project,
-      }));
-      const end = await ended;
-      if (end !== 'RunCompleted') throw new Error(`${runId} ended with ${end}`);
+      const request = { runId, conversationId, message, userMode: 'agent', reasoningEnabled: true, projectRoot: project } as const;
+      const ran = await runToEnd(services, request);
+      conversationId = ran.conversationId;
+      if (ran.end !== 'RunCompleted') throw new Error(`${runId} ended with ${ran.end}`);
     }
-    const store = host.ports.store!;
+    const store = services.store;
     const requests: Request[] = [];
     const compactions: EventData<'HistoryCompacted'>[] = [];
     for (const runId of runIds) {
@@ -149,7 +121,7 @@ async function conversation(
     }
     return { requests, compactions };
   } finally {
-    await host.close();
+    await services.close();
   }
 }
 

@@ -2,19 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StagecraftError, UserMode, parseEvent, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
-import { conversationServiceWith } from '@stagecraft/conversation-service';
+import { StagecraftError, UserMode, parseEvent, streams } from '@stagecraft/contracts';
 import { EventStore, NewEvent, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
-import { memoryService } from '@stagecraft/memory-service';
-import { ModelGateway, createOpenAiGateway } from '@stagecraft/model-gateway';
-import { policyService } from '@stagecraft/policy-service';
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-import { qaServiceWith } from '@stagecraft/qa-service';
+import { ModelGateway } from '@stagecraft/model-gateway';
 import { demoScript, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
 import { REPO_ROOT } from '@stagecraft/testing';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import pino from 'pino';
+import { runToEnd, scriptedGateway, startEmbeddedServices } from './embedded-services';
 
 /** One message of the template workload; `turnOf` continues the conversation of an earlier message by its index. */
 interface Message {
@@ -48,38 +41,6 @@ function failingFor(gateway: ModelGateway, failing: Set<string>): ModelGateway {
   };
 }
 
-const PREFIX = 'bench';
-
-/** Sends one message and waits for its run to end; returns the conversation it ran in. */
-async function sendAndWait(
-  host: Host,
-  runId: string,
-  message: Message,
-  conversationId: string | undefined,
-  projectRoot: string,
-): Promise<string> {
-  const subject = withPrefix(PREFIX, publishContracts['run.events'].subject(runId));
-  let unsubscribe = () => {};
-  const ended = new Promise<void>((resolve) => {
-    const subscription = host.ports.bus.subscribe(subject, (m) => {
-      if (/"type":"Run(Completed|Failed)"/.test(m.body)) resolve();
-    });
-    unsubscribe = () => subscription.unsubscribe();
-  });
-  await host.ports.bus.flush();
-  const reply = await host.ports.requester.request('conversation.send', {
-    runId,
-    conversationId,
-    message: message.text,
-    userMode: message.mode,
-    reasoningEnabled: message.reasoning,
-    projectRoot,
-  });
-  await ended;
-  unsubscribe();
-  return reply.conversationId;
-}
-
 interface Workload {
   /** Sends one message and waits for its run to end; `conversationId` continues a conversation. */
   send(message: Message, conversationId?: string): Promise<string>;
@@ -96,40 +57,26 @@ async function withWorkload<T>(use: (workload: Workload) => Promise<T>): Promise
   cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
   const server = await startScriptedModelServer({ script: demoScript() });
   const failing = new Set<string>();
-  const demo = createOpenAiGateway({
-    baseURL: server.url,
-    apiKey: 'scripted',
-    model: 'stagecraft-scripted-demo',
-    maxRetries: 0,
-    logger: pino({ level: 'silent' }),
-  });
-  const gateway = failingFor(demo, failing);
-  const host = await startHost({
-    definitions: [
-      conversationServiceWith({ gateway, resume: false }),
-      policyService,
-      promptAssemblyService,
-      toolExecutionService,
-      qaServiceWith({ gateway }),
-      memoryService,
-    ],
-    transport: 'inproc',
-    store: `sqlite:${join(dir, 'workload.db')}`,
-    config: { prefix: PREFIX, requestTimeoutMs: 30_000, logLevel: 'silent' },
+  const demo = scriptedGateway(server.url, { apiKey: 'scripted', model: 'stagecraft-scripted-demo' });
+  const services = await startEmbeddedServices({
+    gateway: failingFor(demo, failing),
+    storePath: join(dir, 'workload.db'),
+    conversation: { resume: false },
   });
   try {
-    const store = host.ports.store as EventStore;
     const result = await use({
-      store,
+      store: services.store,
       async send(message, conversationId) {
         const runId = randomUUID();
         if (message.fails) failing.add(runId);
-        return sendAndWait(host, runId, message, conversationId, project);
+        const { text, mode, reasoning } = message;
+        const request = { runId, conversationId, message: text, userMode: mode, reasoningEnabled: reasoning, projectRoot: project };
+        return (await runToEnd(services, request)).conversationId;
       },
     });
     return result;
   } finally {
-    await host.close();
+    await services.close();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }

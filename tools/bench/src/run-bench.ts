@@ -5,15 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventData, REQUEST_SUBJECTS, SERVICE_NAMES, publishContracts, streams, withPrefix } from '@stagecraft/contracts';
-import { ConversationOptions, conversationServiceWith } from '@stagecraft/conversation-service';
+import { EventData, REQUEST_SUBJECTS, SERVICE_NAMES, streams, withPrefix } from '@stagecraft/contracts';
+import { ConversationOptions } from '@stagecraft/conversation-service';
 import { EventStore, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
-import { memoryService } from '@stagecraft/memory-service';
-import { BusSubscription, MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
-import { ModelGateway, createOpenAiGateway } from '@stagecraft/model-gateway';
-import { policyService } from '@stagecraft/policy-service';
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-import { qaServiceWith } from '@stagecraft/qa-service';
+import { MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
+import { ModelGateway } from '@stagecraft/model-gateway';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import {
@@ -27,8 +23,7 @@ import {
   waitForHttp,
   writeToolLoopProject,
 } from '@stagecraft/testing';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import pino from 'pino';
+import { runToEnd, scriptedGateway, sixServices, startEmbeddedServices } from './embedded-services';
 import { measureWakeBaseline } from './machine-baseline';
 import { ms, percentile } from './stats';
 
@@ -222,34 +217,17 @@ function accountedFor(events: RecordedEvent[]): Pick<Sample, 'modelMs' | 'toolMs
   return { modelMs, toolMs, stages };
 }
 
-// The observer only needs to see the end: it reads the type near the head of each message (after the
-// stored event's id and position, before its data) rather than parsing every event, so the bench's own
-// listener adds next to nothing to the run it measures.
-const HEAD_TYPE = /"type":"(RunCompleted|RunFailed)"/;
-const endOf = (body: string): string | undefined => HEAD_TYPE.exec(body.slice(0, 160))?.[1];
-
 async function runOnce(d: Deployment, project: string): Promise<Sample> {
   const runId = `bench-${randomUUID().slice(0, 8)}`;
-  let subscription: BusSubscription | undefined;
-  const ended = new Promise<boolean>((resolve) => {
-    subscription = d.bus.subscribe(withPrefix(d.prefix, publishContracts['run.events'].subject(runId)), (m) => {
-      const end = endOf(m.body);
-      if (end) resolve(end === 'RunCompleted');
-    });
-  });
-  await d.bus.flush();
-  const started = performance.now();
-  const { conversationId } = await d.requester.request('conversation.send', {
+  const message = 'Write notes about this project';
+  const { end, conversationId, wallMs } = await runToEnd(d, {
     runId,
-    message: 'Write notes about this project',
+    message,
     userMode: 'agent',
     reasoningEnabled: true,
     projectRoot: project,
   });
-  const ok = await ended;
-  const wallMs = performance.now() - started;
-  subscription?.unsubscribe();
-  return { runId, conversationId, wallMs, ok, ...accountedFor(await d.store.readStream(streams.run(runId))) };
+  return { runId, conversationId, wallMs, ok: end === 'RunCompleted', ...accountedFor(await d.store.readStream(streams.run(runId))) };
 }
 
 const sizeOf = (e: RecordedEvent) => Buffer.byteLength(JSON.stringify(e.data)) + Buffer.byteLength(JSON.stringify(e.metadata));
@@ -347,19 +325,6 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
   };
 }
 
-const silent = { prefix: 'bench', requestTimeoutMs: 30_000, logLevel: 'silent' as const };
-
-function sixServices(gateway: ModelGateway, limits?: ConversationOptions['limits']) {
-  return [
-    conversationServiceWith({ gateway, resume: false, limits }),
-    policyService,
-    promptAssemblyService,
-    toolExecutionService,
-    qaServiceWith({ gateway }),
-    memoryService,
-  ];
-}
-
 async function embedded(
   dir: string,
   gateway: ModelGateway,
@@ -367,25 +332,17 @@ async function embedded(
   store: 'sqlite' | 'memory' = 'sqlite',
   limits?: ConversationOptions['limits'],
 ): Promise<Deployment> {
-  const url = store === 'memory' ? 'memory' : `sqlite:${join(dir, `${randomUUID()}.db`)}`;
-  const host = await startHost({ definitions: sixServices(gateway, limits), transport: 'inproc', store: url, config: silent });
-  return {
-    name,
-    bus: host.ports.bus,
-    requester: host.ports.requester,
-    prefix: 'bench',
-    store: host.ports.store!,
-    close: () => host.close(),
-  };
+  const storePath = store === 'memory' ? undefined : join(dir, `${randomUUID()}.db`);
+  return { name, ...(await startEmbeddedServices({ gateway, storePath, conversation: { resume: false, limits } })) };
 }
 
 async function natsOneProcess(dir: string, nats: NatsServerHandle, gateway: ModelGateway): Promise<Deployment> {
   const host: Host = await startHost({
-    definitions: sixServices(gateway),
+    definitions: sixServices(gateway, { resume: false }),
     transport: 'nats',
     natsUrl: nats.url,
     store: `sqlite:${join(dir, 'nats.db')}`,
-    config: { ...silent, projectRoots: [dir] },
+    config: { prefix: 'bench', requestTimeoutMs: 30_000, logLevel: 'silent', projectRoots: [dir] },
   });
   const bus = await connectNatsBus(nats.url, 'bench-client');
   const requester = createRequester(bus, { prefix: 'bench', newId: randomUUID, timeoutMs: 30_000 });
@@ -537,13 +494,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
   const project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-  const gateway = createOpenAiGateway({
-    baseURL: server.url,
-    apiKey: 'test',
-    model: 'scripted',
-    logger: pino({ level: 'silent' }),
-    maxRetries: 0,
-  });
+  const gateway = scriptedGateway(server.url);
   const results: DeploymentResult[] = [];
   let nats: NatsServerHandle | undefined;
   const measureOn = async (open: () => Promise<Deployment>) => {

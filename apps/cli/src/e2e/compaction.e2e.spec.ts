@@ -1,22 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventData, StagecraftEvent, runEvents, streams } from '@stagecraft/contracts';
-import { conversationServiceWith, earlierTurns } from '@stagecraft/conversation-service';
+import { EventData, runEvents, streams } from '@stagecraft/contracts';
+import { earlierTurns } from '@stagecraft/conversation-service';
 import { EventStore, readEvents } from '@stagecraft/event-store';
 import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
-import { memoryService } from '@stagecraft/memory-service';
-import { MessageBus, Requester, subscribeRunEvents } from '@stagecraft/messaging';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
-import { policyService } from '@stagecraft/policy-service';
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-import { qaServiceWith } from '@stagecraft/qa-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
 import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import pino from 'pino';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
+import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
 
 /**
  * Seed 002 §7 from the outside, in both deployments: a tool loop long enough to compact within its
@@ -69,37 +61,12 @@ function script(request: RecordedRequest): ScriptedReply {
   }
 }
 
-interface Deployment {
-  bus: MessageBus;
-  requester: Requester;
-  prefix: string;
+interface Deployment extends RunFeed {
   store: EventStore;
 }
 
-async function run(d: Deployment, runId: string, message: string, project: string, conversationId?: string): Promise<StagecraftEvent> {
-  let subscription: { unsubscribe(): void } | undefined;
-  const ended = new Promise<StagecraftEvent>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`run ${runId} did not end within 60 s`)), 60_000);
-    subscription = subscribeRunEvents(d.bus, d.prefix, runId, (e) => {
-      if (e.type === 'RunCompleted' || e.type === 'RunFailed') {
-        clearTimeout(timer);
-        resolve(e);
-      }
-    });
-  });
-  await d.bus.flush();
-  await d.requester.request('conversation.send', {
-    runId,
-    conversationId,
-    message,
-    userMode: 'agent',
-    reasoningEnabled: true,
-    projectRoot: project,
-  });
-  const end = await ended;
-  subscription?.unsubscribe();
-  return end;
-}
+const run = async (d: Deployment, runId: string, message: string, project: string, conversationId?: string) =>
+  (await runToEnd(d, { runId, conversationId, message, userMode: 'agent', reasoningEnabled: true, projectRoot: project }, 60_000)).end;
 
 const compactionsOn = async (store: EventStore, stream: string) =>
   (await store.readStream(stream)).flatMap((e) => (e.type === 'HistoryCompacted' ? [e.data as EventData<'HistoryCompacted'>] : []));
@@ -212,33 +179,12 @@ function describeDeployment(
 }
 
 describeDeployment('embedded', async (dir, server) => {
-  const gateway = createOpenAiGateway({
-    baseURL: server.url,
-    apiKey: 'test',
-    model: 'scripted',
-    logger: pino({ level: 'silent' }),
-    maxRetries: 0,
+  const system = await startEmbeddedSystem({
+    modelUrl: server.url,
+    storePath: join(dir, 'embedded.db'),
+    conversation: { compaction: { method: 'extractive', ...SETTINGS } },
   });
-  const host: Host = await startHost({
-    definitions: [
-      conversationServiceWith({ gateway, compaction: { method: 'extractive', ...SETTINGS } }),
-      policyService,
-      promptAssemblyService,
-      toolExecutionService,
-      qaServiceWith({ gateway }),
-      memoryService,
-    ],
-    transport: 'inproc',
-    store: `sqlite:${join(dir, 'embedded.db')}`,
-    config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
-  });
-  return {
-    bus: host.ports.bus,
-    requester: host.ports.requester,
-    prefix: 'stagecraft',
-    store: host.ports.store!,
-    close: () => host.close(),
-  };
+  return { ...system, close: () => system.stop() };
 });
 
 describeDeployment('distributed', async (dir, server) => {

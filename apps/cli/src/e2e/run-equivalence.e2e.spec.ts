@@ -2,21 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StagecraftEvent, UserMode, streams } from '@stagecraft/contracts';
-import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
-import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
-import { conversationServiceWith } from '@stagecraft/conversation-service';
-import { memoryService } from '@stagecraft/memory-service';
-import { policyService } from '@stagecraft/policy-service';
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-import { qaServiceWith } from '@stagecraft/qa-service';
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { StagecraftEvent, streams } from '@stagecraft/contracts';
+import { EventStore } from '@stagecraft/event-store';
+import { MessageBus, Requester } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
 import { ServiceProcess, readWriteAgentScript } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
-import pino from 'pino';
+import { EmbeddedSystem, RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
 
 /**
  * The acceptance run of the run loop, twice: embedded (one process, in-process bus, sqlite) and
@@ -35,37 +27,13 @@ interface RunResult {
   project: string;
 }
 
-/** Subscribes to the run's live events before sending, so the end of the run cannot be missed. */
-async function runOnce(
-  bus: MessageBus,
-  requester: Requester,
-  prefix: string,
-  store: EventStore,
-  project: string,
-  userMode: UserMode = 'agent',
-): Promise<RunResult> {
+/** One agent run with reasoning in `project`, followed to its end; what the deployment's store holds of it. */
+async function runOnce(on: RunFeed & { store: EventStore }, project: string): Promise<RunResult> {
   const runId = `run-${randomUUID().slice(0, 8)}`;
-  let subscription: { unsubscribe(): void } | undefined;
-  const finished = new Promise<StagecraftEvent>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`run ${runId} did not end within 30 s`)), 30_000);
-    subscription = subscribeRunEvents(bus, prefix, runId, (e) => {
-      if (e.type === 'RunCompleted' || e.type === 'RunFailed') {
-        clearTimeout(timer);
-        resolve(e);
-      }
-    });
-  });
-  await bus.flush();
-  const { conversationId } = await requester.request('conversation.send', {
-    runId,
-    message: 'Write notes about this project',
-    userMode,
-    reasoningEnabled: true,
-    projectRoot: project,
-  });
-  const end = await finished;
-  subscription?.unsubscribe();
-  const stored = (await store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
+  const message = 'Write notes about this project';
+  const request = { runId, message, userMode: 'agent', reasoningEnabled: true, projectRoot: project } as const;
+  const { conversationId, end } = await runToEnd(on, request, 30_000);
+  const stored = (await on.store.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
   return { runId, conversationId, end, stored, project };
 }
 
@@ -93,37 +61,18 @@ describe('the same run, embedded and distributed', () => {
   });
 
   describe('embedded: six services in one process, in-process bus, sqlite', () => {
-    let host: Host;
+    let system: EmbeddedSystem;
 
     beforeAll(async () => {
-      const gateway = createOpenAiGateway({
-        baseURL: server.url,
-        apiKey: 'test',
-        model: 'scripted',
-        logger: pino({ level: 'silent' }),
-        maxRetries: 0,
-      });
-      host = await startHost({
-        definitions: [
-          conversationServiceWith({ gateway }),
-          policyService,
-          promptAssemblyService,
-          toolExecutionService,
-          qaServiceWith({ gateway }),
-          memoryService,
-        ],
-        transport: 'inproc',
-        store: `sqlite:${join(dir, 'embedded.db')}`,
-        config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
-      });
+      system = await startEmbeddedSystem({ modelUrl: server.url, storePath: join(dir, 'embedded.db') });
     });
 
     afterAll(async () => {
-      await host?.close();
+      await system?.stop();
     });
 
     it('completes the run', async () => {
-      embedded = await runOnce(host.ports.bus, host.ports.requester, 'stagecraft', host.ports.store!, newProject(dir, 'embedded-project'));
+      embedded = await runOnce(system, newProject(dir, 'embedded-project'));
       expect(embedded.end).toMatchObject({
         type: 'RunCompleted',
         data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' },
@@ -154,7 +103,7 @@ describe('the same run, embedded and distributed', () => {
     });
 
     it('completes the run', async () => {
-      distributed = await runOnce(bus, requester, prefix, store, newProject(dir, 'distributed-project'));
+      distributed = await runOnce({ bus, requester, prefix, store }, newProject(dir, 'distributed-project'));
       const failure =
         distributed.end.type === 'RunFailed' ? { ...distributed.end.data, logs: services.map((s) => s.output()).join('\n') } : undefined;
       expect(failure).toBeUndefined();

@@ -1,27 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunEvent, StagecraftEvent, runEvents, streams } from '@stagecraft/contracts';
+import { RunEvent, runEvents, streams } from '@stagecraft/contracts';
 import { Recorded, readEvents } from '@stagecraft/event-store';
-import { subscribeRunEvents } from '@stagecraft/messaging';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
+import { ScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import pino from 'pino';
-import { conversationServiceWith } from './index';
+import { followRun, startEmbedded } from './embedded.spec-helper';
 
 /** What a forked head must repeat of the run it copied: every event's type and data, the first one's run id aside. */
 const content = (events: readonly RunEvent[]) =>
@@ -30,55 +16,25 @@ const content = (events: readonly RunEvent[]) =>
 describe('conversation.fork, embedded', () => {
   let server: ScriptedModelServer;
   let host: Host;
-  let dir: string;
   let project: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    server = await startScriptedModelServer({ script: readWriteAgentScript });
-    dir = mkdtempSync(join(tmpdir(), 'stagecraft-fork-'));
-    project = join(dir, 'project');
-    mkdirSync(project);
-    writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-    const gateway = createOpenAiGateway({
-      baseURL: server.url,
-      apiKey: 'test',
-      model: 'scripted',
-      logger: pino({ level: 'silent' }),
-      maxRetries: 0,
-    });
-    host = await startHost({
-      definitions: [
-        conversationServiceWith({ gateway }),
-        policyService,
-        promptAssemblyService,
-        toolExecutionService,
-        qaServiceWith({ gateway }),
-        memoryService,
-      ],
-      transport: 'inproc',
-      store: `sqlite:${join(dir, 'events.db')}`,
-      config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
-    });
+    ({ server, host, project, close } = await startEmbedded({
+      script: readWriteAgentScript,
+      dirPrefix: 'stagecraft-fork-',
+      readme: '# Sample\nA tiny project.\n',
+    }));
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   const read = (runId: string) => readEvents(host.ports.store!, streams.run(runId), runEvents);
   const runStreams = async () => (await host.ports.store!.readAll()).filter((e) => e.streamId.startsWith(streams.run(''))).length;
 
   /** Starts a run (by `send` or `fork`) under a known id and waits for its end on the live feed. */
   async function followed<R>(runId: string, start: () => Promise<R>): Promise<{ reply: R; stored: Recorded<RunEvent>[] }> {
-    const finished = new Promise<void>((resolve) =>
-      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e: StagecraftEvent) => {
-        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve();
-      }),
-    );
-    const reply = await start();
-    await finished;
+    const { reply } = await followRun(host, runId, start);
     return { reply, stored: await read(runId) };
   }
 

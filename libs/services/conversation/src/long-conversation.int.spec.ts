@@ -1,24 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
-import { subscribeRunEvents } from '@stagecraft/messaging';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
+import { EventOf, streams } from '@stagecraft/contracts';
+import { ScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import pino from 'pino';
-import { conversationServiceWith } from './index';
+import { runToEnd, startEmbedded } from './embedded.spec-helper';
 
 /** NATS's default max payload: no event of a run may need more to be published. */
 const MAX_PAYLOAD = 1024 * 1024;
@@ -28,42 +12,19 @@ const TURNS = 28; // 28 turns × 2 messages × 190 KB ≈ 10.6 MB of conversatio
 describe('a 10 MB conversation', () => {
   let server: ScriptedModelServer;
   let host: Host;
-  let dir: string;
   let project: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    server = await startScriptedModelServer({ script: readWriteAgentScript });
-    dir = mkdtempSync(join(tmpdir(), 'stagecraft-long-'));
-    project = join(dir, 'project');
-    mkdirSync(project);
-    writeFileSync(join(project, 'README.md'), '# Sample\n');
-    const gateway = createOpenAiGateway({
-      baseURL: server.url,
-      apiKey: 'test',
-      model: 'scripted',
-      logger: pino({ level: 'silent' }),
-      maxRetries: 0,
-    });
-    host = await startHost({
-      definitions: [
-        conversationServiceWith({ gateway }),
-        policyService,
-        promptAssemblyService,
-        toolExecutionService,
-        qaServiceWith({ gateway }),
-        memoryService,
-      ],
-      transport: 'inproc',
-      store: `sqlite:${join(dir, 'events.db')}`,
-      config: { prefix: 'stagecraft', requestTimeoutMs: 30_000, logLevel: 'silent' },
-    });
+    ({ server, host, project, close } = await startEmbedded({
+      script: readWriteAgentScript,
+      dirPrefix: 'stagecraft-long-',
+      readme: '# Sample\n',
+      requestTimeoutMs: 30_000,
+    }));
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   /** The turns a finished run leaves on its conversation stream, as the conversation service writes them. */
   async function seedConversation(conversationId: string): Promise<number> {
@@ -114,22 +75,7 @@ describe('a 10 MB conversation', () => {
     expect(chars).toBeGreaterThan(10_000_000);
 
     const runId = 'run-after-10mb';
-    const live: StagecraftEvent[] = [];
-    const finished = new Promise<StagecraftEvent>((resolve) =>
-      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
-        live.push(e);
-        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);
-      }),
-    );
-    await host.ports.requester.request('conversation.send', {
-      runId,
-      conversationId,
-      message: 'Write notes',
-      userMode: 'agent',
-      reasoningEnabled: true,
-      projectRoot: project,
-    });
-    const end = await finished;
+    const { end, live } = await runToEnd(host, { runId, conversationId, message: 'Write notes', projectRoot: project });
     expect(end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
 
     const stored = await host.ports.store!.readStream(streams.run(runId));

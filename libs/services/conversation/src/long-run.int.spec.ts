@@ -1,25 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { RecordedEvent } from '@stagecraft/event-store';
-import { subscribeRunEvents } from '@stagecraft/messaging';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
+import { Host } from '@stagecraft/service-shell';
 import { longToolLoopScript, writeToolLoopProject } from '@stagecraft/testing';
-import pino from 'pino';
-import { conversationServiceWith } from './index';
+import { runToEnd as sendToEnd, startEmbedded } from './embedded.spec-helper';
 import { restoreRequests } from './prompt-bodies';
 
 const ROUNDS = 24;
@@ -28,57 +11,25 @@ const OUTPUT_BYTES = 1_000;
 const sizeOf = (e: RecordedEvent) => Buffer.byteLength(JSON.stringify(e.data)) + Buffer.byteLength(JSON.stringify(e.metadata));
 
 describe(`a ${ROUNDS}-round tool loop`, () => {
-  let server: ScriptedModelServer;
   let host: Host;
   let dir: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const loop = { rounds: ROUNDS, outputBytes: OUTPUT_BYTES };
-    server = await startScriptedModelServer({ script: longToolLoopScript(loop) });
-    dir = mkdtempSync(join(tmpdir(), 'stagecraft-loop-'));
+    ({ host, dir, close } = await startEmbedded({
+      script: longToolLoopScript(loop),
+      dirPrefix: 'stagecraft-loop-',
+      requestTimeoutMs: 30_000,
+      conversation: { limits: { maxToolIterations: ROUNDS } },
+    }));
     expect(writeToolLoopProject(dir, loop)).toHaveLength(ROUNDS);
-    const gateway = createOpenAiGateway({
-      baseURL: server.url,
-      apiKey: 'test',
-      model: 'scripted',
-      logger: pino({ level: 'silent' }),
-      maxRetries: 0,
-    });
-    host = await startHost({
-      definitions: [
-        conversationServiceWith({ gateway, limits: { maxToolIterations: ROUNDS } }),
-        policyService,
-        promptAssemblyService,
-        toolExecutionService,
-        qaServiceWith({ gateway }),
-        memoryService,
-      ],
-      transport: 'inproc',
-      store: `sqlite:${join(dir, 'events.db')}`,
-      config: { prefix: 'stagecraft', requestTimeoutMs: 30_000, logLevel: 'silent' },
-    });
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   async function runToEnd(runId: string): Promise<RecordedEvent[]> {
-    const finished = new Promise<void>((resolve) =>
-      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
-        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve();
-      }),
-    );
-    await host.ports.requester.request('conversation.send', {
-      runId,
-      message: 'Summarise every module',
-      userMode: 'agent',
-      reasoningEnabled: true,
-      projectRoot: dir,
-    });
-    await finished;
+    await sendToEnd(host, { runId, message: 'Summarise every module', projectRoot: dir });
     return host.ports.store!.readStream(streams.run(runId));
   }
 

@@ -1,28 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventOf, Stage, StagecraftEvent, UserMode, runEvents, streams } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
-import { serveRequests, subscribeRunEvents } from '@stagecraft/messaging';
-import { createOpenAiGateway } from '@stagecraft/model-gateway';
+import { serveRequests } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, ServiceDefinition, startHost } from '@stagecraft/service-shell';
+import { RecordedRequest, ScriptedModelServer, ScriptedReply } from '@stagecraft/scripted-model';
+import { Host, startHost } from '@stagecraft/service-shell';
 import { macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
-import pino from 'pino';
-import { conversationServiceWith } from './index';
+import { runToEnd, scriptedGateway, sixServices, startEmbedded } from './embedded.spec-helper';
 
 /**
  * Seed 002 §10 path by path: each test scripts a model that goes wrong in one way and checks that the
@@ -65,48 +52,21 @@ describe('failure recovery, embedded', () => {
   let server: ScriptedModelServer;
   let host: Host;
   let dir: string;
+  let close: (() => Promise<void>) | undefined;
   const scripts = new Map<string, (r: RecordedRequest) => ScriptedReply>();
 
-  const gatewayFor = (url: string) =>
-    createOpenAiGateway({ baseURL: url, apiKey: 'test', model: 'scripted', logger: pino({ level: 'silent' }), maxRetries: 0 });
-
-  async function hostWith(definitions: ServiceDefinition[], name: string): Promise<Host> {
-    return startHost({
-      definitions,
-      transport: 'inproc',
-      store: `sqlite:${join(dir, `${name}.db`)}`,
-      config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
-    });
-  }
-
   beforeAll(async () => {
-    // One server for every test; each run is answered by the script registered under its run id.
-    server = await startScriptedModelServer({
+    ({ server, host, dir, close } = await startEmbedded({
+      // One server for every test; each run is answered by the script registered under its run id.
       script: (r) => {
         const script = scripts.get(r.headers['x-stagecraft-run-id'] ?? '');
         return script ? script(r) : { status: 500, content: `no script for run ${r.headers['x-stagecraft-run-id']}` };
       },
-    });
-    dir = mkdtempSync(join(tmpdir(), 'stagecraft-recovery-'));
-    const gateway = gatewayFor(server.url);
-    host = await hostWith(
-      [
-        conversationServiceWith({ gateway }),
-        policyService,
-        promptAssemblyService,
-        toolExecutionService,
-        qaServiceWith({ gateway }),
-        memoryService,
-      ],
-      'events',
-    );
+      dirPrefix: 'stagecraft-recovery-',
+    }));
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   function newProject(): string {
     const project = join(dir, `project-${randomUUID().slice(0, 8)}`);
@@ -129,19 +89,7 @@ describe('failure recovery, embedded', () => {
     const reasoningEnabled = options.reasoning ?? true;
     const projectRoot = options.project ?? newProject();
     scripts.set(runId, script);
-    const finished = new Promise<StagecraftEvent>((resolve) => {
-      subscribeRunEvents(on.ports.bus, 'stagecraft', runId, (e) => {
-        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);
-      });
-    });
-    await on.ports.requester.request('conversation.send', {
-      runId,
-      message: 'Write notes about this project',
-      userMode,
-      reasoningEnabled,
-      projectRoot,
-    });
-    const end = await finished;
+    const { end } = await runToEnd(on, { runId, message: 'Write notes about this project', userMode, reasoningEnabled, projectRoot });
     const stored = (await on.ports.store!.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     const requests = server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId);
     return { runId, end, stored, requests, projectRoot, userMode, reasoningEnabled };
@@ -372,11 +320,13 @@ describe('failure recovery, embedded', () => {
   });
 
   it('a policy that changes the user\u2019s mode fails the run with INVARIANT_VIOLATION naming the mode', async () => {
-    const gateway = gatewayFor(server.url);
-    const rogue = await hostWith(
-      [conversationServiceWith({ gateway }), promptAssemblyService, toolExecutionService, qaServiceWith({ gateway }), memoryService],
-      'rogue',
-    );
+    // Every service but the policy service, whose subject the test serves itself.
+    const rogue = await startHost({
+      definitions: sixServices(scriptedGateway(server.url)).filter((d) => d.name !== 'policy'),
+      transport: 'inproc',
+      store: `sqlite:${join(dir, 'rogue.db')}`,
+      config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
+    });
     const served = serveRequests(
       rogue.ports.bus,
       {

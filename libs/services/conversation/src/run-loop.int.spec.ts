@@ -1,25 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventOf, StagecraftEvent, expandMessageHashes, streams } from '@stagecraft/contracts';
-import { createOpenAiGateway, piecesNamedBy, storedBodiesOf } from '@stagecraft/model-gateway';
+import { piecesNamedBy, storedBodiesOf } from '@stagecraft/model-gateway';
 import { toChatMessage } from '@stagecraft/run';
-import { subscribeRunEvents } from '@stagecraft/messaging';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
-import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { Host, startHost } from '@stagecraft/service-shell';
+import { ScriptedModelServer } from '@stagecraft/scripted-model';
+import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import pino from 'pino';
-import { conversationServiceWith } from './index';
+import { runToEnd as sendToEnd, startEmbedded } from './embedded.spec-helper';
 import { restoreRequests } from './prompt-bodies';
 
 describe('a run, embedded', () => {
@@ -27,58 +14,27 @@ describe('a run, embedded', () => {
   let host: Host;
   let dir: string;
   let project: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    server = await startScriptedModelServer({ script: readWriteAgentScript });
-    dir = mkdtempSync(join(tmpdir(), 'stagecraft-run-'));
-    project = join(dir, 'project');
-    require('node:fs').mkdirSync(project);
-    writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
-    const gateway = createOpenAiGateway({
-      baseURL: server.url,
-      apiKey: 'test',
-      model: 'scripted',
-      logger: pino({ level: 'silent' }),
-      maxRetries: 0,
-    });
-    host = await startHost({
-      definitions: [
-        conversationServiceWith({ gateway }),
-        policyService,
-        promptAssemblyService,
-        toolExecutionService,
-        qaServiceWith({ gateway }),
-        memoryService,
-      ],
-      transport: 'inproc',
-      store: `sqlite:${join(dir, 'events.db')}`,
-      config: { prefix: 'stagecraft', requestTimeoutMs: 10_000, logLevel: 'silent' },
-    });
+    ({ server, host, dir, project, close } = await startEmbedded({
+      script: readWriteAgentScript,
+      dirPrefix: 'stagecraft-run-',
+      readme: '# Sample\nA tiny project.\n',
+    }));
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   async function runToEnd(message: string, options: { mode?: 'agent' | 'chat'; reasoning?: boolean } = {}) {
     const runId = `run-${Math.random().toString(36).slice(2, 10)}`;
-    const live: StagecraftEvent[] = [];
-    const finished = new Promise<void>((resolve) => {
-      subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
-        live.push(e);
-        if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve();
-      });
-    });
-    await host.ports.requester.request('conversation.send', {
+    const { live } = await sendToEnd(host, {
       runId,
       message,
-      userMode: options.mode ?? 'agent',
-      reasoningEnabled: options.reasoning ?? true,
+      userMode: options.mode,
+      reasoningEnabled: options.reasoning,
       projectRoot: project,
     });
-    await finished;
     const stored = (await host.ports.store!.readStream(streams.run(runId))) as unknown as StagecraftEvent[];
     return { runId, live, stored };
   }
