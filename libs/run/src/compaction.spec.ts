@@ -11,7 +11,9 @@ import { DEFAULT_RUN_LIMITS } from './limits';
 
 const BY_COUNT: CompactionSettings = { method: 'extractive', maxMessages: 8, maxTokens: 1_000_000, keepRecentTokens: 40 };
 
-const start = (compaction?: CompactionSettings, prior?: PriorTurns): RunInput => ({ ...requested(), compaction, prior }) as RunInput;
+const LIMITS = { ...DEFAULT_RUN_LIMITS, maxToolIterations: 40 };
+const start = (compaction?: CompactionSettings, prior?: PriorTurns): RunInput =>
+  ({ ...requested(), compaction, prior, limits: LIMITS }) as RunInput;
 
 /** Warmup, then `rounds` tool rounds each reading another file. */
 function toolLoop(rounds: number, compaction?: CompactionSettings, prior?: PriorTurns): Given {
@@ -130,7 +132,8 @@ describe('replaying a compacted run', () => {
     for (const method of ['extractive', 'model'] as const) {
       const run = toolLoop(14, { ...BY_COUNT, method });
       expect(compactions(run.events).length).toBeGreaterThan(2);
-      expect(replayRun(run.events, { ...DEFAULT_RUN_LIMITS, maxToolIterations: 40 })).toMatchObject({ identical: true });
+      // The run started with 40 tool iterations and recorded them: a replay with the defaults still follows the run's own.
+      expect(replayRun(run.events, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
     }
   });
 });

@@ -35,7 +35,10 @@ export interface DecideContext {
  * A decision may instead name what it needs (policies, a recovery prompt); the shell fetches it
  * and decides again. An input that does not fit the state throws.
  */
-export function decide(input: RunInput, state: RunState, context: DecideContext): Decision {
+export function decide(input: RunInput, state: RunState, given: DecideContext): Decision {
+  // A run keeps the bounds it started with, whoever drives it later.
+  const recorded = state.status === 'new' ? (input.type === 'RunRequested' ? input.limits : undefined) : state.start.limits;
+  const context = recorded ? { ...given, limits: recorded } : given;
   const batch = new Batch(state);
   try {
     apply(input, batch, context);
@@ -65,6 +68,7 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
         projectRoot,
         historyThrough,
         compaction,
+        limits: input.limits,
       });
       // The earlier turns are the shell's to load; the first stage's request already carries them.
       if (input.prior) batch.state = withPrior(batch.state, input.prior);

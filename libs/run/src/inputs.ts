@@ -13,6 +13,7 @@ import {
   ToolResult,
   UserMode,
 } from '@stagecraft/contracts';
+import { RunLimits } from './limits';
 import { ModelRequestRecord, ModelResponse, PriorTurns } from './state';
 
 /** What went wrong, as the error reply that reported it. */
@@ -40,6 +41,8 @@ export type RunInput =
       compaction?: CompactionSettings;
       /** The turns `historyThrough` refers to, as the shell loaded them (absent: none). */
       prior?: PriorTurns;
+      /** The bounds the run keeps for its whole life (recorded in `RunStarted`); absent: whatever each decision is given. */
+      limits?: RunLimits;
       at: string;
     }
   /** The shell picked up a stored run; only logs written by older versions need anything done. */

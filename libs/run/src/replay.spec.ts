@@ -29,8 +29,14 @@ describe('replayRun', () => {
     expect(replayRun(log.slice(0, -1), DEFAULT_RUN_LIMITS)).toMatchObject({ identical: false, index: log.length - 1, expected: null });
   });
 
-  it('cannot decide what the log does not hold: a stage entry under limits the run was not recorded with', () => {
+  it('decides a run again under the limits it recorded, whatever the defaults given', () => {
+    const log = recordedRun().map((e) => (e.type === 'RunStarted' ? { ...e, data: { ...e.data, limits: DEFAULT_RUN_LIMITS } } : e));
+    expect(replayRun(log, { ...DEFAULT_RUN_LIMITS, maxToolIterations: 0 })).toMatchObject({ identical: true });
+  });
+
+  it('cannot decide what the log does not hold: a run that recorded no limits, under limits it was not run with', () => {
     const log = recordedRun();
+    expect(replayRun(log, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
     expect(replayRun(log, { ...DEFAULT_RUN_LIMITS, maxToolIterations: 0 })).toMatchObject({ identical: false });
   });
 });

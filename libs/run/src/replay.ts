@@ -28,7 +28,10 @@ const stored = (event: PendingEvent | null) =>
  * recovery prompt's text is read back from the correction it produced. No model is called and no tool
  * runs. The result is the same events, or the first one that differs.
  */
-export function replayRun(recorded: readonly RecordedRunEvent[], limits: RunLimits, prior: PriorTurns = NO_PRIOR_TURNS): ReplayResult {
+export function replayRun(recorded: readonly RecordedRunEvent[], defaults: RunLimits, prior: PriorTurns = NO_PRIOR_TURNS): ReplayResult {
+  const first = recorded[0];
+  // A run that recorded its bounds is decided again with them; an older one with the defaults given.
+  const limits = (first?.type === 'RunStarted' && first.data.limits) || defaults;
   const knowledge = recordedKnowledge(recorded);
   const copied = copiedHead(recorded);
   let state: RunState = withPrior(foldRun(recorded.slice(0, copied)), prior);

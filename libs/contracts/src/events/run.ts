@@ -27,6 +27,15 @@ export const runEventSchemas = {
     historyThrough: z.number().int().min(0).optional(),
     /** When and how this run compacts what its requests carry; absent in logs from before compaction (never compacts). */
     compaction: CompactionSettings.optional(),
+    /** The bounds the run was started with, kept for its whole life (absent in older logs: the driver's). */
+    limits: z
+      .object({
+        maxToolIterations: z.number().int().min(0),
+        maxDeliveryChecks: z.number().int().min(0),
+        maxCorrectionsPerStage: z.number().int().min(0),
+        maxDelegationDepth: z.number().int().min(0),
+      })
+      .optional(),
     /** The run this one was forked from: its events up to this revision are copied at the head of this stream. */
     forkedFrom: RunForkPoint.optional(),
   }),

@@ -59,6 +59,7 @@ export class ConversationController {
       projectRoot,
       historyThrough: last ? Number(last.revision) : undefined,
       compaction: this.ports.compaction ?? undefined,
+      limits: this.ports.limits,
       prior,
       at: this.ports.clock().toISOString(),
     };
