@@ -7,6 +7,7 @@ import { startHost } from '@stagecraft/service-shell';
 import { ChatFlags, chat } from './commands/chat';
 import { ForkFlags, fork } from './commands/fork';
 import { checkHealth, formatHealth } from './commands/health';
+import { formatIndexSummary, indexProjectCommand } from './commands/index-project';
 import { replay, verifyReplay } from './commands/replay';
 import { RunsListFlags, auditStore, listRunsCommand, replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
@@ -169,6 +170,15 @@ program
     const store = cliConfig(flags).store;
     if (!flags.verify) return replay(store, flags.projection);
     process.exitCode = (await verifyReplay(store, flags.projection)) ? 0 : 1;
+  });
+
+program
+  .command('index')
+  .description("build or update a project's codebase index (files, symbols, entry points) in the event store")
+  .requiredOption('--root <dir>', 'the project root')
+  .addOption(storeOption())
+  .action(async (flags: { root: string; store?: string }) => {
+    process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, cliConfig(flags).store)));
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

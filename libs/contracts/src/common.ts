@@ -9,13 +9,22 @@ export type Stage = z.infer<typeof Stage>;
 export const DeliveryState = z.enum(['DONE', 'NEEDS_WORK']);
 export type DeliveryState = z.infer<typeof DeliveryState>;
 
-export const ReadOnlyToolName = z.enum(['read_file', 'list_dir', 'search_code']);
+/** Read-only tools, the codebase index's (`find_symbol`, `list_entry_points`, `search_index`) among them. */
+export const ReadOnlyToolName = z.enum(['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index']);
 export const WriteToolName = z.enum(['write_file', 'apply_patch']);
 export const ExecuteToolName = z.enum(['run_command']);
-export const ToolName = z.enum([...ReadOnlyToolName.options, ...WriteToolName.options, ...ExecuteToolName.options]);
+/** Memory operations as tools: offered where the stage policy grants the operation (`memory_<operation>`). */
+export const MemoryToolName = z.enum(['memory_recall', 'memory_retain', 'memory_reflect']);
+export type MemoryToolName = z.infer<typeof MemoryToolName>;
+export const ToolName = z.enum([
+  ...ReadOnlyToolName.options,
+  ...WriteToolName.options,
+  ...ExecuteToolName.options,
+  ...MemoryToolName.options,
+]);
 export type ToolName = z.infer<typeof ToolName>;
 
-export const ToolClass = z.enum(['read_only', 'write', 'execute']);
+export const ToolClass = z.enum(['read_only', 'write', 'execute', 'memory']);
 export type ToolClass = z.infer<typeof ToolClass>;
 
 export const ServiceName = z.enum(['conversation', 'policy', 'prompt-assembly', 'tool-execution', 'qa', 'memory']);

@@ -6,12 +6,17 @@ import { ReasoningOutcome } from './reasoning';
 export const MemoryTier = z.enum(['project', 'architecture', 'run_outcome']);
 export type MemoryTier = z.infer<typeof MemoryTier>;
 
+/** Where a memory came from: the run (and the context id of the stage) that retained it. */
+export const MemorySource = z.object({ runId: RunId.optional(), contextId: ContextId.optional() });
+export type MemorySource = z.infer<typeof MemorySource>;
+
 export const Memory = z.object({
   memoryId: Id,
   scope: Id,
   tier: MemoryTier,
   content: z.string(),
   tags: z.array(z.string()),
+  source: MemorySource.optional(),
 });
 export type Memory = z.infer<typeof Memory>;
 
@@ -21,6 +26,7 @@ export const MemoryRetainRequest = z.object({
   content: NonBlank.max(4_000),
   tags: z.array(z.string().min(1).max(64)).max(16).default([]),
   memoryId: Id.optional().describe('supply to make retries idempotent'),
+  source: MemorySource.optional().describe('the run (and context id) the memory comes from, recorded with it'),
 });
 export type MemoryRetainRequest = z.infer<typeof MemoryRetainRequest>;
 export const MemoryRetainReply = z.object({ memoryId: Id, retained: z.boolean() });

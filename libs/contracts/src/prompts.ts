@@ -12,6 +12,15 @@ export const PromptVariables = z.object({
 });
 export type PromptVariables = z.infer<typeof PromptVariables>;
 
+/** A memory recalled for the user's message, with its source, as the warmup prompt shows it. */
+export const RecalledMemory = z.object({
+  memoryId: z.string().min(1),
+  tier: z.enum(['project', 'architecture', 'run_outcome']),
+  content: z.string(),
+  runId: z.string().min(1).optional().describe('the run the memory came from'),
+});
+export type RecalledMemory = z.infer<typeof RecalledMemory>;
+
 export const PromptAssembleRequest = z.object({
   policy: StagePolicy,
   variables: PromptVariables,
@@ -19,6 +28,16 @@ export const PromptAssembleRequest = z.object({
   agentType: z.string().min(1).default('main'),
   upstream: z.array(UpstreamContext).optional().describe('what the agents before this one produced (seed 001); absent or empty adds nothing'),
   previousAttempt: PreviousAttempt.optional().describe('set on a rerun only: the attempt being repeated (seed 001)'),
+  recalled: z
+    .array(RecalledMemory)
+    .max(20)
+    .optional()
+    .describe("memories the conversation service recalled for the user's message (warmup); absent or empty adds nothing"),
+  projectMap: z
+    .string()
+    .max(4000)
+    .optional()
+    .describe("the project's layout and entry points from its codebase index (warmup); absent or empty adds nothing"),
 });
 export type PromptAssembleRequest = z.infer<typeof PromptAssembleRequest>;
 

@@ -26,7 +26,7 @@ import { PolicyDecideReply, PolicyDecideRequest, PolicyTableReply, PolicyTableRe
 import { PromptAssembleReply, PromptAssembleRequest, WorkflowNextReply, WorkflowNextRequest } from './prompts';
 import { QaReviewReply, QaReviewRequest } from './qa';
 import { RunsGetReply, RunsGetRequest, RunsListReply, RunsListRequest } from './runs';
-import { ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
+import { IndexMapReply, IndexMapRequest, ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
 
 export const DEFAULT_SUBJECT_PREFIX = 'stagecraft';
 /** Reported by every health reply; bumped with the contracts. */
@@ -53,6 +53,7 @@ export const requestContracts = {
   'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
   'workflow.next': contract('prompt-assembly', WorkflowNextRequest, WorkflowNextReply),
   'tool.execute': contract('tool-execution', ToolExecuteRequest, ToolExecuteReply),
+  'index.map': contract('tool-execution', IndexMapRequest, IndexMapReply),
   'qa.review': contract('qa', QaReviewRequest, QaReviewReply),
   'memory.retain': contract('memory', MemoryRetainRequest, MemoryRetainReply),
   'memory.recall': contract('memory', MemoryRecallRequest, MemoryRecallReply),

@@ -31,6 +31,20 @@ export type ToolResult = z.infer<typeof ToolResult>;
 export const ToolExecuteReply = ToolResult;
 export type ToolExecuteReply = ToolResult;
 
+/** `index.map`: a short map of a project from its codebase index (docs/decisions/0022). */
+export const IndexMapRequest = z.object({
+  runId: RunId.optional(),
+  projectRoot: NonBlank,
+});
+export type IndexMapRequest = z.infer<typeof IndexMapRequest>;
+
+export const IndexMapReply = z.object({
+  /** Top-level layout and entry points, a few lines of markdown; empty for a project without files. */
+  map: z.string(),
+  files: z.number().int().min(0),
+});
+export type IndexMapReply = z.infer<typeof IndexMapReply>;
+
 export const ToolProgress = z.object({
   callId: ToolCallId,
   sequence: z.number().int().min(0),

@@ -1,1 +1,1 @@
-export * from './recall';
+export * from './scope';

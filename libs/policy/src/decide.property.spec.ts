@@ -40,10 +40,11 @@ describe('decideStagePolicy over random inputs', () => {
     }
   });
 
-  it('gives delivery no tools and QA only read-only tools', () => {
+  it('gives delivery no tools and QA only read-only tools (recall being the one memory tool that only reads)', () => {
     for (const { policy } of samples) {
       if (policy.stage === 'delivery_check') expect([policy.tools, policy.toolLoop]).toEqual([[], false]);
-      if (policy.stage === 'qa_review') expect(policy.tools.filter((tool) => toolClassOf(tool) !== 'read_only')).toEqual([]);
+      if (policy.stage === 'qa_review')
+        expect(policy.tools.filter((tool) => toolClassOf(tool) !== 'read_only' && tool !== 'memory_recall')).toEqual([]);
     }
   });
 

@@ -1,9 +1,10 @@
 import { DelegationState, MemoryOperation, PolicyDecideRequest, Stage, StagePolicy, ToolName, UserMode } from '@stagecraft/contracts';
 import { decideStagePolicy } from './decide';
 
-const READ: ToolName[] = ['read_file', 'list_dir', 'search_code'];
+const READ: ToolName[] = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index'];
 const ALL: ToolName[] = [...READ, 'write_file', 'apply_patch', 'run_command'];
 const ACTING_MEMORY: MemoryOperation[] = ['recall', 'retain', 'reflect'];
+const ACTING_TOOLS: ToolName[] = [...ALL, 'memory_recall', 'memory_retain', 'memory_reflect'];
 
 interface StageRow {
   tools: ToolName[];
@@ -30,14 +31,14 @@ const expected: Record<UserMode, Record<Stage, StageRow>> = {
       reasoning: { rule: 'macro', prompt: 'agent/reasoning_macro' },
     },
     act: {
-      tools: ALL,
+      tools: ACTING_TOOLS,
       memory: ACTING_MEMORY,
       head: AGENT,
       stagePrompts: ['agent/tool_loop_context', 'agent/user_input_request_block', 'agent/act'],
       reasoning: agentMicro,
     },
     tool_followup: {
-      tools: ALL,
+      tools: ACTING_TOOLS,
       memory: ACTING_MEMORY,
       head: AGENT,
       stagePrompts: ['agent/tool_loop_context', 'agent/user_input_request_block', 'agent/tool_followup'],
@@ -45,7 +46,7 @@ const expected: Record<UserMode, Record<Stage, StageRow>> = {
     },
     delivery_check: { tools: [], memory: [], head: AGENT, stagePrompts: ['agent/delivery_gate'], reasoning: agentMicro },
     qa_review: {
-      tools: READ,
+      tools: [...READ, 'memory_recall'],
       memory: ['recall'],
       head: ['qa/system', 'base/project_root_context', 'qa/agent_mode_addition'],
       stagePrompts: ['qa/quality_review_system', 'qa/tool_output_review_system', 'qa/report_schema'],

@@ -2,7 +2,7 @@ import { PolicyDecideRequest, StagePolicy } from '@stagecraft/contracts';
 import { assertPolicyInvariants } from './invariants';
 import { promptsFor } from './prompt-ids';
 import { memoryFor, reasoningFor, toolClassesFor } from './stage-rules';
-import { toolsOfClasses } from './tool-classes';
+import { memoryToolOf, toolsOfClasses } from './tool-classes';
 
 /**
  * The single decision of what one stage may do. Pure and deterministic: the same request always gives
@@ -14,7 +14,9 @@ import { toolsOfClasses } from './tool-classes';
  */
 export function decideStagePolicy(request: PolicyDecideRequest): StagePolicy {
   const { userMode, reasoningEnabled, stage, delegation } = request;
-  const tools = toolsOfClasses(toolClassesFor(userMode, stage));
+  const memory = memoryFor(userMode, stage);
+  // Memory operations are offered as tools after the class-granted ones, exactly where the stage grants them.
+  const tools = [...toolsOfClasses(toolClassesFor(userMode, stage)), ...memory.map(memoryToolOf)];
   const reasoning = reasoningFor(userMode, stage, reasoningEnabled);
   const policy: StagePolicy = {
     userMode,
@@ -25,7 +27,7 @@ export function decideStagePolicy(request: PolicyDecideRequest): StagePolicy {
     prompts: promptsFor(userMode, stage, reasoning.rule, delegation.depth > 0),
     reasoning,
     toolLoop: tools.length > 0,
-    memory: memoryFor(userMode, stage),
+    memory,
   };
   assertPolicyInvariants(request, policy);
   return policy;

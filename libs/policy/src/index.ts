@@ -1,3 +1,3 @@
 export { decideStagePolicy } from './decide';
 export { assertPolicyInvariants, isReasoningPrompt, policyViolations } from './invariants';
-export { TOOL_CLASSES, toolClassOf, toolsOfClasses } from './tool-classes';
+export { TOOL_CLASSES, memoryToolOf, toolClassOf, toolsOfClasses } from './tool-classes';

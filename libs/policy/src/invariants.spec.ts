@@ -31,6 +31,18 @@ describe('policy invariants', () => {
       'delivery_check has tools',
     ],
     [
+      'a memory tool the stage does not grant',
+      request({ stage: 'qa_review' }),
+      (p) => ({ ...p, tools: [...p.tools, 'memory_retain'] }),
+      'the memory tools offered differ from the memory operations granted',
+    ],
+    [
+      'a granted memory operation without its tool',
+      request(),
+      (p) => ({ ...p, tools: p.tools.filter((t) => t !== 'memory_reflect') }),
+      'the memory tools offered differ from the memory operations granted',
+    ],
+    [
       'a write tool in QA',
       request({ stage: 'qa_review' }),
       (p) => ({ ...p, tools: [...p.tools, 'apply_patch'] }),

@@ -1,5 +1,5 @@
 import { PolicyDecideRequest, StagePolicy, StagecraftError } from '@stagecraft/contracts';
-import { toolClassOf } from './tool-classes';
+import { memoryToolOf, toolClassOf } from './tool-classes';
 
 /**
  * The seed's invariants as checks (seed 002 §2, §9.2). Every policy must pass them, and any service
@@ -13,8 +13,13 @@ export function policyViolations(request: PolicyDecideRequest, policy: StagePoli
   if (JSON.stringify(policy.delegation) !== JSON.stringify(request.delegation)) violations.push('delegation changed');
   const classes = policy.tools.map(toolClassOf);
   if (policy.stage === 'delivery_check' && policy.tools.length > 0) violations.push('delivery_check has tools');
-  if (policy.stage === 'qa_review' && classes.some((c) => c !== 'read_only')) violations.push('qa_review has a tool that is not read-only');
+  if (policy.stage === 'qa_review' && classes.some((c) => c !== 'read_only' && c !== 'memory'))
+    violations.push('qa_review has a tool that is not read-only');
   if (policy.userMode === 'chat' && classes.some((c) => c !== 'read_only')) violations.push('chat has a write or execute tool');
+  const memoryTools = policy.tools.filter((t) => toolClassOf(t) === 'memory');
+  const granted: readonly string[] = (policy.memory ?? []).map(memoryToolOf);
+  if (memoryTools.length !== granted.length || memoryTools.some((t) => !granted.includes(t)))
+    violations.push('the memory tools offered differ from the memory operations granted');
   if (policy.userMode === 'chat' && policy.toolLoop) violations.push('chat has a tool loop');
   if (policy.tools.length > 0 && !policy.toolLoop) violations.push('tools are offered but never executed');
   if ((policy.memory ?? []).length > 0 && !policy.toolLoop) violations.push('memory is offered but never executed');

@@ -12,9 +12,15 @@ describe('tool classes', () => {
     ['read_file', 'read_only'],
     ['list_dir', 'read_only'],
     ['search_code', 'read_only'],
+    ['find_symbol', 'read_only'],
+    ['list_entry_points', 'read_only'],
+    ['search_index', 'read_only'],
     ['write_file', 'write'],
     ['apply_patch', 'write'],
     ['run_command', 'execute'],
+    ['memory_recall', 'memory'],
+    ['memory_retain', 'memory'],
+    ['memory_reflect', 'memory'],
   ])('%s is %s', (tool, toolClass) => {
     expect(toolClassOf(tool)).toBe(toolClass);
   });
@@ -24,7 +30,15 @@ describe('tool classes', () => {
   });
 
   it('lists tools of the granted classes in the contract order', () => {
-    expect(toolsOfClasses(['execute', 'read_only'])).toEqual(['read_file', 'list_dir', 'search_code', 'run_command']);
+    expect(toolsOfClasses(['execute', 'read_only'])).toEqual([
+      'read_file',
+      'list_dir',
+      'search_code',
+      'find_symbol',
+      'list_entry_points',
+      'search_index',
+      'run_command',
+    ]);
     expect(toolsOfClasses([])).toEqual([]);
   });
 

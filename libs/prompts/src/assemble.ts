@@ -18,12 +18,21 @@ export function assemblePrompt(
   request: PromptAssembleRequest,
   contributors: ContributorRegistry = NO_CONTRIBUTORS,
 ): PromptAssembleReply {
-  const { policy, variables, instructions, agentType, upstream, previousAttempt } = request;
+  const { policy, variables, instructions, agentType, upstream, previousAttempt, recalled, projectMap } = request;
   const sections = policy.prompts.map((id) => repo.render(id, variables));
   const promptIds = [...policy.prompts];
 
   for (const contributor of contributors.select(agentType, policy)) {
-    const text = contributor.contribute({ agentType, policy, variables, instructions, upstream, previousAttempt })?.trim() ?? '';
+    const text = contributor.contribute({
+      agentType,
+      policy,
+      variables,
+      instructions,
+      upstream,
+      previousAttempt,
+      recalled,
+      projectMap,
+    })?.trim() ?? '';
     if (text.length === 0) continue;
     sections.push(text);
     promptIds.push(`${CONTRIBUTOR_ID_PREFIX}${contributor.name}`);

@@ -16,3 +16,5 @@ export { loadPromptDirectory } from './load-prompts';
 export { defaultContributors } from './contributors/defaults';
 export { RECOVERY_PROMPTS, SUMMARIZE_PROMPT } from './recovery-prompts';
 export type { RecoveryPromptId } from './recovery-prompts';
+export { recalledMemoriesContributor, recalledMemoriesSection } from './contributors/recalled-memories';
+export { projectMapContributor, projectMapSection } from './contributors/project-map';

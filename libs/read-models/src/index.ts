@@ -3,16 +3,26 @@
  * (docs/decisions/0017): run by the memory service from a checkpoint and rebuilt from zero by
  * `stagecraft replay`.
  */
+import { codebaseIndexModel } from './codebase-index';
 import { historyModel } from './history';
+import { memoriesModel } from './memories';
 import type { ReadModel } from './read-model';
 import { reasoningOutcomeModel } from './reasoning-outcome';
 import { runsModel } from './runs';
 
 export type { LoggedEvent, ReadModel } from './read-model';
 export { entryOf } from './logged';
+export * from './codebase-index';
 export * from './history';
+export * from './memories';
 export * from './reasoning-outcome';
 export * from './runs';
 
 /** Every read model, each kept by the memory service under its own checkpoint. */
-export const READ_MODELS: readonly ReadModel<unknown>[] = [reasoningOutcomeModel, runsModel, historyModel];
+export const READ_MODELS: readonly ReadModel<unknown>[] = [
+  reasoningOutcomeModel,
+  runsModel,
+  historyModel,
+  memoriesModel,
+  codebaseIndexModel,
+];

@@ -21,7 +21,8 @@ export interface AuditFinding {
   message: string;
 }
 
-const READ_ONLY: readonly string[] = ReadOnlyToolName.options;
+// Recall only reads memory, so the reviewer may be offered it (retain and reflect write).
+const READ_ONLY: readonly string[] = [...ReadOnlyToolName.options, 'memory_recall'];
 
 /**
  * The full `<ide_reasoning>` block a `ReasoningRecorded` stands for: its own `text` in logs written

@@ -33,7 +33,7 @@ import { RunState } from './state';
 const contextId = (agent: string, sequence: number) => `r1/${agent}/${String(sequence).padStart(3, '0')}/${AT}`;
 const correction = (promptId: string, reason: string) =>
   like('MessageAppended', { role: 'user', kind: 'correction', intermediate: true, content: `${PROMPT(promptId)}\n\n(${reason})` });
-const READ_ONLY = ['read_file', 'list_dir', 'search_code'] as const;
+const READ_ONLY = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index'] as const;
 
 /** Runs in the stage the name says, built from real decisions. */
 const warmup = given().after(requested());
@@ -185,7 +185,7 @@ describe('decide: the stage machine', () => {
         like('ReasoningRecorded'),
         like('MessageAppended', { role: 'assistant', intermediate: true, stage: 'delivery_check' }),
         like('DeliveryChecked', { state: 'DONE', iteration: 0 }),
-        like('StageEntered', { stage: 'qa_review', iteration: 0, policy: { tools: [...READ_ONLY] } }),
+        like('StageEntered', { stage: 'qa_review', iteration: 0, policy: { tools: [...READ_ONLY, 'memory_recall'] } }),
       );
     expect(nextStep(state)).toMatchObject({
       kind: 'review',
@@ -906,7 +906,15 @@ describe('nextStep', () => {
       const step = stepOf(g);
       return step.kind === 'call_model' ? step.plan.toolNames : null;
     };
-    expect(offered(acting)).toEqual(['read_file', 'list_dir', 'search_code', 'write_file', 'apply_patch', 'run_command']);
+    expect(offered(acting)).toEqual([
+      ...READ_ONLY,
+      'write_file',
+      'apply_patch',
+      'run_command',
+      'memory_recall',
+      'memory_retain',
+      'memory_reflect',
+    ]);
     expect(offered(gate)).toEqual([]);
     expect(offered(chat)).toEqual([]);
   });

@@ -1,4 +1,6 @@
+import type { IndexView } from '@stagecraft/index';
 import type { SandboxOptions } from '@stagecraft/sandbox';
+import type { MemoryPort } from './memory-tools';
 
 /** Executables `run_command` may start when the host configures none. */
 export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
@@ -40,4 +42,8 @@ export interface ToolContext {
   onSpawn?(pid: number): void;
   /** How `run_command` is confined; DEFAULT_SANDBOX_OPTIONS of @stagecraft/sandbox (bubblewrap, no network) when absent. */
   sandbox?: SandboxOptions;
+  /** The codebase index of the root as its owner keeps it, for the index tools; without it they index the tree on the spot. */
+  index?: () => Promise<IndexView>;
+  /** The memory service, in the project's scope, for the memory tools; they fail cleanly without it. */
+  memory?: MemoryPort;
 }

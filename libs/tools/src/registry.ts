@@ -3,7 +3,23 @@ import { z } from 'zod';
 import { ToolName, issuesFromZod } from '@stagecraft/contracts';
 import { ApplyPatchArgs, applyPatchTool } from './apply-patch/apply-patch';
 import { ToolContext } from './context';
+import {
+  FindSymbolArgs,
+  ListEntryPointsArgs,
+  SearchIndexArgs,
+  findSymbolTool,
+  listEntryPointsTool,
+  searchIndexTool,
+} from './index/index-tools';
 import { ListDirArgs, listDirTool } from './list-dir';
+import {
+  MemoryRecallArgs,
+  MemoryReflectArgs,
+  MemoryRetainArgs,
+  memoryRecallTool,
+  memoryReflectTool,
+  memoryRetainTool,
+} from './memory-tools';
 import { ToolOutcome, failed, outcomeOfError } from './outcome';
 import { ReadFileArgs, readFileTool } from './read-file';
 import { RunCommandArgs, runCommandTool } from './run-command/run-command';
@@ -31,6 +47,23 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<z.ZodType> } = {
     args: SearchCodeArgs,
     run: searchCodeTool,
   }),
+  find_symbol: define({
+    description:
+      'Find where a function, class, method, interface, struct, enum or trait is defined: file and line range (exact name first, then prefix and fuzzy matches).',
+    args: FindSymbolArgs,
+    run: findSymbolTool,
+  }),
+  list_entry_points: define({
+    description: "List the project's entry points: package bins, mains and scripts, main functions, service entry files.",
+    args: ListEntryPointsArgs,
+    run: listEntryPointsTool,
+  }),
+  search_index: define({
+    description:
+      'Search the codebase index (symbol names, doc comments, file paths) for words; faster and more precise than search_code for finding definitions.',
+    args: SearchIndexArgs,
+    run: searchIndexTool,
+  }),
   write_file: define({ description: 'Create or replace a file with the given content.', args: WriteFileArgs, run: writeFileTool }),
   apply_patch: define({
     description: 'Apply a unified diff to one or more files; nothing is written unless every hunk applies.',
@@ -41,6 +74,22 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<z.ZodType> } = {
     description: 'Run an allow-listed executable in the project root, without a shell, with a timeout.',
     args: RunCommandArgs,
     run: runCommandTool,
+  }),
+  memory_recall: define({
+    description:
+      "Recall what this project's long-term memory holds on a topic: project facts, architecture decisions, recent run outcomes.",
+    args: MemoryRecallArgs,
+    run: memoryRecallTool,
+  }),
+  memory_retain: define({
+    description: 'Retain one concise fact (tier project) or stable architecture decision (tier architecture) in the project memory.',
+    args: MemoryRetainArgs,
+    run: memoryRetainTool,
+  }),
+  memory_reflect: define({
+    description: 'Connect the memories on a topic: links related ones and merges near-duplicates, then lists them.',
+    args: MemoryReflectArgs,
+    run: memoryReflectTool,
   }),
 };
 

@@ -36,6 +36,23 @@ describe('search_code', () => {
     });
   });
 
+  it('skips what .gitignore ignores (nested ones too) and build output, but searches a named ignored file', async () => {
+    mkdirSync(join(root, 'coverage'));
+    mkdirSync(join(root, 'dist'));
+    mkdirSync(join(root, 'src', 'gen'));
+    writeFileSync(join(root, '.gitignore'), 'coverage/\n*.log\n');
+    writeFileSync(join(root, 'src', '.gitignore'), 'gen/\n');
+    writeFileSync(join(root, 'coverage', 'report.ts'), 'alpha();\n');
+    writeFileSync(join(root, 'dist', 'a.js'), 'alpha();\n');
+    writeFileSync(join(root, 'src', 'gen', 'out.ts'), 'alpha();\n');
+    writeFileSync(join(root, 'debug.log'), 'alpha();\n');
+    const all = (await executeTool('search_code', { query: 'alpha' }, context)).output;
+    expect(all).not.toMatch(/coverage|dist|gen\/out|debug\.log/);
+    expect(all).toContain('src/a.ts:1:');
+    expect((await executeTool('search_code', { query: 'alpha', path: 'debug.log' }, context)).output).toBe('debug.log:1: alpha();');
+    expect((await executeTool('search_code', { query: 'alpha', path: 'src/gen' }, context)).output).toMatch(/no matches/);
+  });
+
   it('treats the query as text unless regex is set', async () => {
     expect((await executeTool('search_code', { query: 'alpha();' }, context)).output).toBe('src/a.ts:2: const beta = alpha();');
     expect((await executeTool('search_code', { query: '^export\\s+function', regex: true }, context)).output).toBe(

@@ -1,10 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
 import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
 import { looksBinary, splitLines } from './text';
-import { walk } from './walk';
+import { GitIgnore, listProjectFiles } from './index/scan';
 
 export const SearchCodeArgs = z.strictObject({
   query: z.string().min(1).describe('text to find (or a JavaScript regular expression when regex is true)'),
@@ -28,13 +29,13 @@ function matcher(args: SearchCodeArgs): (line: string) => boolean {
   }
 }
 
-async function filesUnder(absolute: string): Promise<string[]> {
+/** A named file is searched as asked; a directory's files are those `.gitignore` keeps (dependencies and build output never). */
+async function filesUnder(root: string, absolute: string): Promise<string[]> {
   const info = await stat(absolute).catch(() => null);
   if (!info) return [];
   if (info.isFile()) return [absolute];
-  const files: string[] = [];
-  for await (const entry of walk(absolute, Number.POSITIVE_INFINITY)) if (entry.kind === 'file') files.push(entry.absolute);
-  return files;
+  const under = relative(root, absolute).split(sep).join('/');
+  return (await listProjectFiles(root, new GitIgnore(root), under)).map((file) => join(root, file));
 }
 
 /** A line-by-line search in pure Node: `path:line: text`, files in sorted order, binaries and large files skipped. */
@@ -42,7 +43,7 @@ export async function searchCodeTool(args: SearchCodeArgs, context: ToolContext)
   const matches = matcher(args);
   const absolute = await resolveInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
-  const files = await filesUnder(absolute);
+  const files = await filesUnder(context.root, absolute);
   if (files.length === 0 && !(await stat(absolute).catch(() => null))) {
     throw new ToolFailureError({
       kind: 'NOT_FOUND',

@@ -56,7 +56,10 @@ export function describeEvent(event: StagecraftEvent): string | null {
     case 'ToolExecutionFinished':
     case 'ToolExecutionRefused':
     case 'MemoryRetained':
+    case 'MemoryRetracted':
+    case 'MemoryLinked':
     case 'PromptBodyStored':
+    case 'IndexUpdated':
       return null;
     default: {
       const unreachable: never = event;

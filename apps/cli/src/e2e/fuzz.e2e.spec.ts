@@ -78,6 +78,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     delegation: { depth: 0, chain: [] },
     projectRoot: '/tmp/fuzz-project',
   },
+  'index.map': { runId: 'run-fuzz', projectRoot: '/tmp/fuzz-project' },
   'qa.review': {
     runId: 'run-fuzz',
     conversationId: 'conv-fuzz',

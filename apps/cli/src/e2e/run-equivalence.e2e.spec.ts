@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StagecraftEvent, streams } from '@stagecraft/contracts';
+import { ReadOnlyToolName, StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
@@ -17,7 +17,8 @@ import { EmbeddedSystem, RunFeed, runToEnd, startEmbeddedSystem } from './embedd
  * must obey the invariants.
  */
 
-const READ_ONLY = ['list_dir', 'read_file', 'search_code'];
+// What QA may call: the read-only tools, and recall, the one memory tool that only reads.
+const READ_ONLY = [...ReadOnlyToolName.options, 'memory_recall'].sort();
 
 interface RunResult {
   runId: string;

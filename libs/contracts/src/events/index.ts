@@ -6,6 +6,7 @@ import { memoryEventSchemas } from './memory';
 import { promptEventSchemas } from './prompt';
 import { runEventSchemas, runEvents } from './run';
 import { toolCallEventSchemas } from './toolcall';
+import { indexEventSchemas } from './index-events';
 
 export { Usage } from '../qa';
 export { ToolCall } from './shared';
@@ -15,6 +16,17 @@ export { toolCallEventSchemas, toolCallEvents, type ToolCallEvent } from './tool
 export { conversationEventSchemas, conversationEvents, type ConversationEvent } from './conversation';
 export { memoryEventSchemas, memoryEvents, type MemoryEvent } from './memory';
 export { promptEventSchemas, promptEvents, type PromptEvent } from './prompt';
+export {
+  indexEventSchemas,
+  indexEvents,
+  type IndexEvent,
+  IndexLanguage,
+  SymbolKind,
+  IndexedSymbol,
+  EntryPointKind,
+  EntryPoint,
+  IndexedFile,
+} from './index-events';
 export { MessageHashEntry, compactMessageHashes, expandMessageHashes } from './message-hashes';
 
 /** Event data schemas, one per event type, of every stream family. */
@@ -24,6 +36,7 @@ export const eventDataSchemas = {
   ...memoryEventSchemas,
   ...toolCallEventSchemas,
   ...promptEventSchemas,
+  ...indexEventSchemas,
 };
 
 export type EventType = keyof typeof eventDataSchemas;
@@ -55,6 +68,8 @@ export const streams = {
   memory: (scope: string) => `memory-${scope}`,
   /** One prompt body, under its sha256 (docs/decisions/0018). */
   promptBody: (hash: string) => `promptbody-${hash}`,
+  /** The codebase index of one project root, under a digest of the root's real path (docs/decisions/0022). */
+  index: (project: string) => `index-${project}`,
 } as const;
 
 /** The run a `run-<runId>` stream is of: what its events' metadata no longer repeats (docs/decisions/0018). */

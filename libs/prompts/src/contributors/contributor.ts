@@ -1,4 +1,4 @@
-import { Instruction, PreviousAttempt, PromptVariables, StagePolicy, UpstreamContext } from '@stagecraft/contracts';
+import { Instruction, PreviousAttempt, PromptVariables, RecalledMemory, StagePolicy, UpstreamContext } from '@stagecraft/contracts';
 
 export interface PromptContributionContext {
   readonly agentType: string;
@@ -8,6 +8,10 @@ export interface PromptContributionContext {
   /** From the assemble request; absent when the caller sent none. */
   readonly upstream?: readonly UpstreamContext[];
   readonly previousAttempt?: PreviousAttempt;
+  /** Memories recalled for the user's message; absent when the caller recalled none. */
+  readonly recalled?: readonly RecalledMemory[];
+  /** The project's layout and entry points from the codebase index (warmup); absent when none was sent. */
+  readonly projectMap?: string;
 }
 
 /**

@@ -10,7 +10,8 @@ const sections: Record<MemoryOperation, string> = {
 Use RETAIN when you establish something worth knowing next time:
 - important patterns or decisions, such as an architecture choice (tier \`architecture\`);
 - stable project facts and key code structures, such as paths, build and test commands (tier \`project\`);
-- a successful approach to a problem, once the work is verified (tier \`run_outcome\`).
+- a successful approach to a problem, once the work is verified (tier \`project\`).
+Recent run outcomes (tier \`run_outcome\`) are retained for you when a run completes with DONE: do not retain those yourself.
 Retain only what is settled: after the work succeeded, or once a decision is stable. Never store guesses or half-finished state. Keep each memory short (one to three sentences), self-contained and easy to search for: say what was done and why, and tag the entities involved (files, modules, commands). The time is recorded for you.`,
   reflect: `### REFLECT: build connections (${tool('reflect')}). This matters most.
 Retaining alone is not enough: reflection builds the connections that turn separate episodes into lasting knowledge. Use REFLECT:

@@ -19,6 +19,8 @@ import { asRequestedBy } from './fork';
 import { RunKnowledge } from './knowledge';
 import { promptBodiesOf } from './prompt-bodies';
 import { RunLog } from './run-log';
+import { withProjectMap } from './project-map';
+import { withRecalledMemories } from './recalled-memories';
 
 /** Decisions in a row that may ask for something before the decider has all it needs. */
 const MAX_NEEDS_PER_DECISION = 8;
@@ -92,7 +94,10 @@ async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunSte
  */
 async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan): Promise<RunInput> {
   if (state.status !== 'running') throw new StagecraftError('INTERNAL', 'only a running run calls the model');
-  const assembled = await ports.requester.request('prompt.assemble', plan.assemble);
+  const { runId, userInput, projectRoot } = state.start;
+  const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
+  const assemble = await withProjectMap(ports, recalled, { runId, projectRoot });
+  const assembled = await ports.requester.request('prompt.assemble', assemble);
   const messages = modelMessages(plan, assembled.system);
   const tools = toolSpecs(plan.toolNames);
   const recorded = plan.record ? recordOf(ports, plan, state, messages, tools) : undefined;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { EventOf, Stage, StagecraftEvent, UserMode, runEvents, streams } from '@stagecraft/contracts';
+import { EventOf, ReadOnlyToolName, Stage, StagecraftEvent, UserMode, runEvents, streams } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import { serveRequests } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
@@ -291,7 +291,7 @@ describe('failure recovery, embedded', () => {
     expectCompleted(result);
     const qaRequests = result.requests.filter((r) => r.stage === 'qa_review');
     expect(qaRequests.length).toBeGreaterThanOrEqual(2);
-    for (const r of qaRequests) expect(toolNames(r).sort()).toEqual(['list_dir', 'read_file', 'search_code']);
+    for (const r of qaRequests) expect(toolNames(r).sort()).toEqual([...ReadOnlyToolName.options, 'memory_recall'].sort());
     expect(existsSync(join(result.projectRoot, 'QA_WAS_HERE.md'))).toBe(false);
     const all = (await host.ports.store!.readAll()) as unknown as StagecraftEvent[];
     const refusals = ofType(all, 'ToolExecutionRefused').filter((e) => e.metadata.runId === result.runId && e.data.stage === 'qa_review');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventOf, StagecraftEvent, expandMessageHashes, streams } from '@stagecraft/contracts';
+import { EventOf, ReadOnlyToolName, StagecraftEvent, expandMessageHashes, streams } from '@stagecraft/contracts';
 import { piecesNamedBy, storedBodiesOf } from '@stagecraft/model-gateway';
 import { toChatMessage } from '@stagecraft/run';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
@@ -70,13 +70,16 @@ describe('a run, embedded', () => {
         .filter((r) => r.stage === stage)
         .map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort());
     for (const tools of toolsOf('delivery_check')) expect(tools).toEqual([]);
-    for (const tools of toolsOf('qa_review')) expect(tools).toEqual(['list_dir', 'read_file', 'search_code']);
+    // The reviewer reads: the read-only tools, and recall, the one memory tool that only reads.
+    for (const tools of toolsOf('qa_review')) expect(tools).toEqual([...ReadOnlyToolName.options, 'memory_recall'].sort());
     for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
   });
 
   it('stores each prompt body once per store, and the log restores exactly what the model was sent', async () => {
     const bodiesBefore = (await host.ports.store!.readAll()).filter((e) => e.type === 'PromptBodyStored').length;
     expect(bodiesBefore).toBeGreaterThan(0);
+    // The earlier run's outcome is retained by the memory service after it completed: wait for it.
+    while (!(await host.ports.store!.readAll()).some((e) => e.type === 'MemoryRetained')) await new Promise((r) => setTimeout(r, 20));
     const { runId, stored } = await runToEnd('Write notes about this project');
     const sent = server.requests.filter(
       (r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review',
@@ -88,10 +91,15 @@ describe('a run, embedded', () => {
       const received = sent[i].body.messages as { role: string; content: string | null }[];
       expect(request.messages.map((m) => [m.role, m.content])).toEqual(received.map((m) => [m.role, m.content ?? '']));
     });
-    // The run before this one, in the same store, sent the same system prompts: this run stores no body again.
+    // The run before this one, in the same store, sent the same system prompts, except for what this
+    // run's warmup adds about the project as it is now, such as the memories the earlier run left:
+    // every new body is a section of the warmup's system prompt, or the message that lists its sections.
     const bodies = (await host.ports.store!.readAll()).filter((e) => e.type === 'PromptBodyStored');
-    expect(bodies).toHaveLength(bodiesBefore);
-    expect(stored.some((e) => e.type === 'ModelRequested' && e.data.newBodies !== undefined)).toBe(false);
+    const added = bodies.slice(bodiesBefore).map((e) => (e.data as { body: string }).body);
+    const warmupSystem = String(restored[0].messages[0].content);
+    expect(warmupSystem).toContain("## Recalled from this project's memory");
+    expect(added.filter((body) => body.includes("## Recalled from this project's memory"))).toHaveLength(1);
+    for (const body of added) expect(body.startsWith('{"contentPieces"') || warmupSystem.includes(body.trim())).toBe(true);
   });
 
   it('stores every body a request names before the request: the log never names a body it lacks', async () => {

@@ -3,11 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { streams } from '@stagecraft/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
 import type { RequestOf, RequestSubject } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
+import { memoryScopeOf } from '@stagecraft/memory';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { memoryService } from './index';
+import { memoryServiceWith, runOutcomeMemoryId } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
 
@@ -17,7 +19,12 @@ let store: EventStore;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'stagecraft-memory-'));
-  host = await startHost({ definitions: [memoryService], transport: 'inproc', store: `sqlite:${join(dir, 'events.db')}`, config });
+  host = await startHost({
+    definitions: [memoryServiceWith({ runOutcomeLimit: 2 })],
+    transport: 'inproc',
+    store: `sqlite:${join(dir, 'events.db')}`,
+    config,
+  });
   store = host.ports.store as EventStore;
 });
 afterAll(async () => {
@@ -26,18 +33,20 @@ afterAll(async () => {
 });
 
 const request = <S extends RequestSubject>(subject: S, data: RequestOf<S>) => host.ports.requester.request(subject, data);
+const typesOf = async (scope: string) => (await store.readStream(streams.memory(scope))).map((e) => e.type);
 
-describe('memory.reflect', () => {
-  const scope = 'project-reflect';
+describe('memory.retain and memory.recall', () => {
+  const scope = 'project-recall';
 
   beforeAll(async () => {
     await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build', memoryId: 'm-build' });
     await request('memory.retain', {
       scope,
       tier: 'project',
-      content: 'Tests run with   npm test\n(jest, on Node 24)',
+      content: 'Tests run with npm test (jest, on Node 24)',
       tags: ['testing'],
       memoryId: 'm-test',
+      source: { runId: 'run-7' },
     });
     await request('memory.retain', {
       scope,
@@ -48,42 +57,136 @@ describe('memory.reflect', () => {
     await request('memory.retain', { scope: 'another-scope', tier: 'project', content: 'npm test is flaky here', memoryId: 'm-elsewhere' });
   });
 
-  it('lists the memories recall picks for the query, best first, with their ids, from this scope only', async () => {
-    const reply = await request('memory.reflect', { scope, query: 'how do I run npm test?' });
-    expect(reply).toEqual({
-      reflection: [
-        '2 memories in scope project-reflect bear on "how do I run npm test?":',
-        '- [m-test] (project) Tests run with npm test (jest, on Node 24)',
-        '- [m-build] (project) Build with npm run build',
-      ].join('\n'),
-      memoryIds: ['m-test', 'm-build'],
-    });
+  it('ranks this scope’s memories by BM25, best first, with their source', async () => {
+    const { memories } = await request('memory.recall', { scope, query: 'how do I run npm test?', limit: 5 });
+    expect(memories.map((m) => m.memoryId)).toEqual(['m-test', 'm-build']);
+    expect(memories[0]).toMatchObject({ scope, tier: 'project', source: { runId: 'run-7' } });
+    expect(memories[0].score).toBeGreaterThan(memories[1].score);
   });
 
-  it('says so when nothing bears on the query, and writes nothing either way', async () => {
+  it('filters by tier', async () => {
+    const { memories } = await request('memory.recall', { scope, query: 'sqlite npm', tier: 'architecture', limit: 5 });
+    expect(memories.map((m) => m.memoryId)).toEqual(['m-sqlite']);
+  });
+
+  it('retains a memory id once, and finds it right after the retain', async () => {
+    const first = await request('memory.retain', { scope: 'fresh', tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
+    const again = await request('memory.retain', { scope: 'fresh', tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
+    expect([first.retained, again.retained]).toEqual([true, false]);
+    expect(await typesOf('fresh')).toEqual(['MemoryRetained']);
+    expect((await request('memory.recall', { scope: 'fresh', query: 'eslint', limit: 5 })).memories.map((m) => m.memoryId)).toEqual([
+      'm-lint',
+    ]);
+  });
+
+  it('refuses a malformed request at the edge with a structured error, writing nothing', async () => {
     const before = (await store.readAll()).length;
-    expect(await request('memory.reflect', { scope, query: 'kubernetes ingress' })).toEqual({
-      reflection: 'No memory in scope project-reflect bears on "kubernetes ingress".',
-      memoryIds: [],
+    await expect(request('memory.retain', { scope: 'not a valid id!', tier: 'project', content: ' ', tags: [] })).rejects.toMatchObject({
+      code: 'VALIDATION',
     });
-    expect(await request('memory.reflect', { scope: 'empty-scope', query: 'anything' })).toMatchObject({ memoryIds: [] });
-    await request('memory.reflect', { scope, query: 'sqlite store' });
     expect((await store.readAll()).length).toBe(before);
   });
+});
 
-  it('quotes each memory on one short line', async () => {
-    await request('memory.retain', { scope: 'long', tier: 'project', content: `release ${'notes '.repeat(500)}`, memoryId: 'm-long' });
-    const { reflection } = await request('memory.reflect', { scope: 'long', query: 'release' });
-    const line = reflection.split('\n')[1];
-    expect(line.startsWith('- [m-long] (project) release notes notes')).toBe(true);
-    expect(line.length).toBeLessThan(240);
-    expect(line.endsWith('…')).toBe(true);
+describe('memory.reflect', () => {
+  const scope = 'project-reflect';
+
+  beforeAll(async () => {
+    await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build in the root', memoryId: 'r-build' });
+    await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build in the root!', memoryId: 'r-build-again' });
+    await request('memory.retain', { scope, tier: 'project', content: 'Run the build before npm test', memoryId: 'r-test' });
+    await request('memory.retain', { scope, tier: 'architecture', content: 'Kubernetes ingress is out of scope', memoryId: 'r-k8s' });
   });
 
-  it('refuses a malformed request at the edge with a structured error', async () => {
-    await expect(request('memory.reflect', { scope: 'not a valid id!', query: ' ' })).rejects.toMatchObject({
-      code: 'VALIDATION',
-      issues: [{ path: ['scope'] }, { path: ['query'] }],
+  it('merges near-duplicates, links related memories, as events; reflecting again records nothing new', async () => {
+    const reply = await request('memory.reflect', { scope, query: 'npm run build' });
+    expect(reply.memoryIds).toEqual(['r-build', 'r-test']);
+    expect(reply.reflection).toContain('merged r-build-again into r-build');
+    expect(reply.reflection).toContain('linked r-test to r-build');
+    const events = await store.readStream(streams.memory(scope));
+    expect(events.slice(4).map((e) => [e.type, e.data])).toEqual([
+      ['MemoryLinked', expect.objectContaining({ from: 'r-build-again', to: 'r-build', kind: 'duplicate' })],
+      ['MemoryLinked', expect.objectContaining({ from: 'r-test', to: 'r-build', kind: 'related' })],
+      ['MemoryRetracted', expect.objectContaining({ memoryId: 'r-build-again', reason: expect.stringContaining('merged into r-build') })],
+    ]);
+    const again = await request('memory.reflect', { scope, query: 'npm run build' });
+    expect(again.reflection).toContain('No new connection.');
+    expect((await store.readStream(streams.memory(scope))).length).toBe(events.length);
+    const recalled = await request('memory.recall', { scope, query: 'npm run build', limit: 5 });
+    expect(recalled.memories.map((m) => m.memoryId)).not.toContain('r-build-again');
+  });
+
+  it('says so when nothing bears on the query', async () => {
+    expect(await request('memory.reflect', { scope: 'empty-scope', query: 'anything' })).toEqual({
+      reflection: 'No memory in scope empty-scope bears on "anything".',
+      memoryIds: [],
     });
+  });
+});
+
+describe('the run-outcome write policy', () => {
+  const projectRoot = join(tmpdir(), 'stagecraft-memory-project');
+  const scope = memoryScopeOf(projectRoot);
+  const metadata = (runId: string) => ({
+    runId,
+    conversationId: 'conv-1',
+    correlationId: `corr-${runId}`,
+    occurredAt: '2026-11-01T00:00:00.000Z',
+  });
+  const runEvent = <T extends StagecraftEvent['type']>(type: T, data: EventOf<T>['data'], runId: string) => ({
+    id: randomUUID(),
+    type,
+    data,
+    metadata: metadata(runId),
+  });
+
+  async function storeRun(end: 'DONE' | 'NEEDS_WORK' | 'failed', label: string) {
+    const runId = `run-${label}-${randomUUID().slice(0, 8)}`;
+    const started = runEvent(
+      'RunStarted',
+      { runId, conversationId: 'conv-1', userMode: 'agent', reasoningEnabled: true, userInput: `please ${label}`, projectRoot },
+      runId,
+    );
+    const last =
+      end === 'failed'
+        ? runEvent('RunFailed', { code: 'UNAVAILABLE', reason: 'model down' }, runId)
+        : runEvent('RunCompleted', { deliveryState: end, answer: `Did ${label}.\nSecond line.\n\nThird.\nFourth is left out.` }, runId);
+    await store.appendToStream(streams.run(runId), [started, last], { expectedRevision: 'no_stream' });
+    return runId;
+  }
+
+  async function outcomes() {
+    return (await request('memory.recall', { scope, query: 'please did', tier: 'run_outcome', limit: 50 })).memories;
+  }
+
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+    for (;;) {
+      const value = await read();
+      if (done(value)) return value;
+      await sleep(20);
+    }
+  }
+
+  it('retains one concise outcome per DONE run, none for NEEDS_WORK or a failure, and keeps the latest few', async () => {
+    await storeRun('NEEDS_WORK', 'alpha');
+    await storeRun('failed', 'beta');
+    const gamma = await storeRun('DONE', 'gamma');
+    const first = await until(outcomes, (m) => m.length === 1);
+    expect(first).toEqual([
+      expect.objectContaining({
+        memoryId: runOutcomeMemoryId(gamma),
+        tier: 'run_outcome',
+        content: 'Request: please gamma\nAnswer: Did gamma. / Second line. / Third.',
+        source: { runId: gamma },
+      }),
+    ]);
+
+    const delta = await storeRun('DONE', 'delta');
+    const epsilon = await storeRun('DONE', 'epsilon');
+    const kept = await until(outcomes, (m) => m.some((o) => o.source?.runId === epsilon));
+    expect(kept.map((m) => m.source?.runId).sort()).toEqual([delta, epsilon].sort());
+    const events = await store.readStream(streams.memory(scope));
+    expect(events.map((e) => e.type)).toEqual(['MemoryRetained', 'MemoryRetained', 'MemoryRetained', 'MemoryRetracted']);
+    expect(events[3].data).toMatchObject({ memoryId: runOutcomeMemoryId(gamma), reason: expect.stringContaining('latest 2') });
   });
 });

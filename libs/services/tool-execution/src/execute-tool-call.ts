@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,10 +14,13 @@ import {
 } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
-import { MessageBus, RequestContext, publishToolProgress } from '@stagecraft/messaging';
+import { memoryScopeOf } from '@stagecraft/memory';
+import { MessageBus, RequestContext, Requester, publishToolProgress } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
 import type { Clock, NewId } from '@stagecraft/service-shell';
 import { DEFAULT_ALLOWED_COMMANDS, LIMITS, checkProjectRoot, executeTool, failed, toolCallBudgetMs } from '@stagecraft/tools';
+import type { MemoryPort } from '@stagecraft/tools';
+import { changedPaths, indexFor, updateCodebaseIndex } from './codebase-index';
 import { reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
 import { ToolExecutionOptions } from './options';
 import { ToolCallRecord, assertSameCall, callBinding, foldToolCall, settledOutcome } from './tool-call-record';
@@ -30,6 +34,26 @@ export interface ToolCallPorts {
   options: ToolExecutionOptions;
   /** Where this host notes the processes of calls in flight (the option, or the default under the temp directory). */
   inFlightDir: string;
+  /** Answers the memory tools through the memory service; without it they fail with guidance. */
+  requester?: Requester;
+}
+
+/**
+ * The memory service in the project's scope, for one call: a retain gets an id derived from the call
+ * id (a retried call retains once) and the call's run as its source.
+ */
+function memoryPortFor(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext): MemoryPort | undefined {
+  const requester = ports.requester;
+  if (!requester) return undefined;
+  const scope = memoryScopeOf(request.projectRoot);
+  const linked = { correlationId: context.correlationId, causationId: request.callId };
+  const memoryId = `m-${createHash('sha256').update(`tool-call:${request.callId}`).digest('hex').slice(0, 24)}`;
+  return {
+    scope,
+    recall: (r) => requester.request('memory.recall', { scope, ...r }, linked),
+    retain: (r) => requester.request('memory.retain', { scope, ...r, memoryId, source: { runId: request.runId } }, linked),
+    reflect: (r) => requester.request('memory.reflect', { scope, ...r }, linked),
+  };
 }
 
 /** A duplicate of a call recorded before calls had deadlines waits at most this long. */
@@ -72,6 +96,12 @@ function append<T extends ToolCallEvent['type']>(
   if (ref.causationId) metadata.causationId = ref.causationId;
   return ports.store.appendToStream(streams.toolCall(ref.callId), [{ id: ports.newId(), type, data, metadata }], { expectedRevision });
 }
+
+const indexAppend = (ports: ToolCallPorts, ref: CallRef) => ({
+  store: ports.store,
+  newId: ports.newId,
+  metadata: { runId: ref.runId, correlationId: ref.correlationId, causationId: ref.callId, occurredAt: ports.clock().toISOString() },
+});
 
 /** Records the refusal (once; a concurrent duplicate's refusal loses the race harmlessly) and throws it. */
 async function reject(
@@ -186,6 +216,8 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     sandbox: ports.options.sandbox,
     progress,
     onSpawn: (pid) => recordSpawn(ports.inFlightDir, request.callId, pid),
+    index: () => indexFor(indexAppend(ports, ref), root),
+    memory: request.tool.startsWith('memory_') ? memoryPortFor(ports, request, context) : undefined,
   }).finally(() => releaseSpawn(ports.inFlightDir, request.callId));
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
@@ -201,6 +233,11 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     throw error;
   }
   progress(`finished ${outcome.ok ? 'ok' : 'with a failure'} in ${finished.durationMs} ms`);
+  // The codebase index follows every successful edit, one file at a time (docs/decisions/0022).
+  const edited = outcome.ok ? changedPaths(root, request.tool, request.arguments) : [];
+  // The recorded outcome stands whatever happens here: a failed re-index leaves the old entries, which
+  // the next edit of the file or `stagecraft index` replaces.
+  if (edited.length > 0) await updateCodebaseIndex(indexAppend(ports, ref), root, edited).catch(() => null);
   return { ...finished, replayed: false };
 }
 

@@ -8,6 +8,8 @@ export type { ToolExecutionOptions } from './options';
 export { executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
 export type { ToolCallPorts } from './execute-tool-call';
 export { foldToolCall } from './tool-call-record';
+export { codebaseIndexView, updateCodebaseIndex, changedPaths } from './codebase-index';
+export type { IndexAppend } from './codebase-index';
 export type { ToolCallRecord } from './tool-call-record';
 
 /** A Nest module for the service, configured with where it may work and what it may run. */

@@ -1,10 +1,11 @@
 import { Controller, Inject, OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import type { ToolExecuteReply, ToolExecuteRequest } from '@stagecraft/contracts';
+import type { IndexMapReply, IndexMapRequest, ToolExecuteReply, ToolExecuteRequest } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
-import type { MessageBus, RequestContext } from '@stagecraft/messaging';
-import { CLOCK, EVENT_STORE, Handles, MESSAGE_BUS, NEW_ID, SHELL_CONFIG } from '@stagecraft/service-shell';
+import type { MessageBus, RequestContext, Requester } from '@stagecraft/messaging';
+import { CLOCK, EVENT_STORE, Handles, MESSAGE_BUS, NEW_ID, REQUESTER, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
+import { projectMapFor } from './codebase-index';
 import { ToolCallPorts, executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
 import { defaultInFlightDir } from './in-flight';
 import { TOOL_EXECUTION_OPTIONS } from './options';
@@ -22,6 +23,7 @@ export class ToolExecutionController implements OnApplicationBootstrap {
     @Inject(NEW_ID) newId: NewId,
     @Inject(SHELL_CONFIG) shell: ShellPorts,
     @Inject(TOOL_EXECUTION_OPTIONS) options: ToolExecutionOptions,
+    @Inject(REQUESTER) requester: Requester,
   ) {
     this.ports = {
       store,
@@ -31,6 +33,7 @@ export class ToolExecutionController implements OnApplicationBootstrap {
       prefix: shell.prefix,
       options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots },
       inFlightDir: options.inFlightDir ?? defaultInFlightDir(),
+      requester,
     };
     this.logger = shell.logger;
   }
@@ -44,5 +47,11 @@ export class ToolExecutionController implements OnApplicationBootstrap {
   @Handles('tool.execute')
   execute(@Payload() request: ToolExecuteRequest, @Ctx() context: RequestContext): Promise<ToolExecuteReply> {
     return executeToolCall(this.ports, request, context);
+  }
+
+  /** The project map for warmup: the root is checked like a tool call's, and indexed on first use. */
+  @Handles('index.map')
+  indexMap(@Payload() request: IndexMapRequest, @Ctx() context: RequestContext): Promise<IndexMapReply> {
+    return projectMapFor(this.ports, request, context);
   }
 }

@@ -63,7 +63,7 @@ describe('tool.execute', () => {
     const error = await failure(execute(request));
     expect(error.code).toBe('FORBIDDEN_TOOL');
     expect(error.message).toContain(
-      'write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code)',
+      'write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code, find_symbol, list_entry_points, search_index',
     );
     expect(existsSync(join(project, 'report.md'))).toBe(false);
     expect(await eventsOf(request.callId)).toEqual([

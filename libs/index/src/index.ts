@@ -1,0 +1,18 @@
+export { languageOf, PARSED_LANGUAGES } from './language';
+export type { ParseSource, SyntaxNode } from './syntax';
+export { extractSymbols, mainEntryPoints } from './symbols';
+export { manifestEntryPoints, serviceEntryOf } from './entry-points';
+export { indexSource } from './index-file';
+export type { SourceIndex } from './index-file';
+export {
+  emptyIndex,
+  evolveIndex,
+  applyIndexUpdate,
+  foldIndex,
+  serializeIndex,
+  findSymbol,
+  listEntryPoints,
+  searchIndex,
+  projectMap,
+} from './view';
+export type { IndexView, SymbolHit, SymbolMatch, MatchQuality, FindSymbolQuery, EntryPointHit, SearchHit } from './view';

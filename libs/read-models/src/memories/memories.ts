@@ -1,0 +1,209 @@
+import { EventData, Memory, MemorySource, MemoryTier } from '@stagecraft/contracts';
+import { entryOf } from '../logged';
+import { LoggedEvent, ReadModel } from '../read-model';
+
+/** Lower-cased words (letters, digits, `_`), as the fold indexes a memory and recall splits a query. */
+export const memoryTerms = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+
+/** An edge reflection recorded between two memories of a scope. */
+export interface MemoryLink {
+  from: string;
+  to: string;
+  kind: 'related' | 'duplicate';
+  score: number;
+}
+
+/** One retained memory with what ranking needs: its term counts and length, computed once in the fold. */
+export interface MemoryEntry {
+  memoryId: string;
+  tier: MemoryTier;
+  content: string;
+  tags: string[];
+  source?: MemorySource;
+  /** Log position of its `MemoryRetained`, as a decimal string. */
+  position: string;
+  terms: Record<string, number>;
+  length: number;
+  /** Why it was withdrawn; absent while it is live. */
+  retracted?: string;
+}
+
+/** One scope's memories: every entry ever retained (retracted ones kept, for audit), the live ones in retention order, and the statistics BM25 needs. */
+export interface ScopeMemories {
+  scope: string;
+  memories: Record<string, MemoryEntry>;
+  live: string[];
+  /** In how many live memories each term occurs. */
+  documentFrequency: Record<string, number>;
+  /** Sum of the live memories' lengths in terms. */
+  totalLength: number;
+  links: MemoryLink[];
+  position: string;
+}
+
+export interface MemoriesView {
+  scopes: Record<string, ScopeMemories>;
+}
+
+const MEMORY_STREAM = 'memory-';
+
+const emptyScope = (scope: string): ScopeMemories => ({
+  scope,
+  memories: {},
+  live: [],
+  documentFrequency: {},
+  totalLength: 0,
+  links: [],
+  position: '0',
+});
+
+function countTerms(terms: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const term of terms) counts[term] = (entryOf(counts, term) ?? 0) + 1;
+  return counts;
+}
+
+function shiftFrequencies(frequency: Record<string, number>, terms: Record<string, number>, by: 1 | -1): Record<string, number> {
+  const next = { ...frequency };
+  for (const term of Object.keys(terms)) {
+    const count = (entryOf(next, term) ?? 0) + by;
+    if (count > 0) next[term] = count;
+    else delete next[term];
+  }
+  return next;
+}
+
+/** One memory event folded into its scope. Returns a new scope; the one given is not changed. */
+export function evolveScope(scope: ScopeMemories, event: Pick<LoggedEvent, 'type' | 'data' | 'position'>): ScopeMemories {
+  const position = event.position.toString();
+  switch (event.type) {
+    case 'MemoryRetained': {
+      const data = event.data as EventData<'MemoryRetained'>;
+      if (entryOf(scope.memories, data.memoryId)) return scope;
+      const words = memoryTerms(`${data.content} ${data.tags.join(' ')}`);
+      const entry: MemoryEntry = {
+        memoryId: data.memoryId,
+        tier: data.tier,
+        content: data.content,
+        tags: [...data.tags],
+        ...(data.source ? { source: { ...data.source } } : {}),
+        position,
+        terms: countTerms(words),
+        length: words.length,
+      };
+      return {
+        ...scope,
+        memories: { ...scope.memories, [entry.memoryId]: entry },
+        live: [...scope.live, entry.memoryId],
+        documentFrequency: shiftFrequencies(scope.documentFrequency, entry.terms, 1),
+        totalLength: scope.totalLength + entry.length,
+        position,
+      };
+    }
+    case 'MemoryRetracted': {
+      const { memoryId, reason } = event.data as EventData<'MemoryRetracted'>;
+      const entry = entryOf(scope.memories, memoryId);
+      if (!entry || entry.retracted !== undefined) return scope;
+      return {
+        ...scope,
+        memories: { ...scope.memories, [memoryId]: { ...entry, retracted: reason } },
+        live: scope.live.filter((id) => id !== memoryId),
+        documentFrequency: shiftFrequencies(scope.documentFrequency, entry.terms, -1),
+        totalLength: scope.totalLength - entry.length,
+        position,
+      };
+    }
+    case 'MemoryLinked': {
+      const { from, to, kind, score } = event.data as EventData<'MemoryLinked'>;
+      if (scope.links.some((l) => l.from === from && l.to === to && l.kind === kind)) return scope;
+      return { ...scope, links: [...scope.links, { from, to, kind, score }], position };
+    }
+    default:
+      return scope;
+  }
+}
+
+/**
+ * Every scope's memories, from the `memory-<scope>` streams: what recall ranks and reflection links.
+ * The fold replaces one scope's entry in place and never changes an entry it handed out.
+ */
+export const memoriesModel: ReadModel<MemoriesView> = {
+  name: 'memory-memories',
+  handles: ['MemoryRetained', 'MemoryRetracted', 'MemoryLinked'],
+  initialState: () => ({ scopes: {} }),
+  evolve(view, event) {
+    if (!event.streamId.startsWith(MEMORY_STREAM)) return view;
+    const id = event.streamId.slice(MEMORY_STREAM.length);
+    view.scopes[id] = evolveScope(entryOf(view.scopes, id) ?? emptyScope(id), event);
+    return view;
+  },
+};
+
+/** The memory as the contracts give it. */
+export const memoryOf = (scope: string, entry: MemoryEntry): Memory => ({
+  memoryId: entry.memoryId,
+  scope,
+  tier: entry.tier,
+  content: entry.content,
+  tags: entry.tags,
+  ...(entry.source ? { source: entry.source } : {}),
+});
+
+/** The live memories of a scope, oldest first, of one tier when given. */
+export function liveMemories(scope: ScopeMemories | undefined, tier?: MemoryTier): MemoryEntry[] {
+  if (!scope) return [];
+  return scope.live.map((id) => scope.memories[id]).filter((m) => tier === undefined || m.tier === tier);
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Okapi BM25 of each live memory (of the tier, when given) against the query, best first; ties go to
+ * the newer memory. Memories sharing no term with the query are left out. Deterministic.
+ */
+export function rankMemories(
+  scope: ScopeMemories | undefined,
+  query: string,
+  options: { tier?: MemoryTier; limit: number },
+): (Memory & { score: number })[] {
+  if (!scope || scope.live.length === 0) return [];
+  const terms = [...new Set(memoryTerms(query))];
+  const count = scope.live.length;
+  const averageLength = scope.totalLength / count || 1;
+  const idf = new Map(
+    terms.map((t) => {
+      const df = entryOf(scope.documentFrequency, t) ?? 0;
+      return [t, Math.log(1 + (count - df + 0.5) / (df + 0.5))] as const;
+    }),
+  );
+  return liveMemories(scope, options.tier)
+    .map((entry, index) => {
+      let score = 0;
+      for (const term of terms) {
+        const tf = entryOf(entry.terms, term) ?? 0;
+        if (tf === 0) continue;
+        score += (idf.get(term) ?? 0) * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * entry.length) / averageLength)));
+      }
+      return { entry, index, score };
+    })
+    .filter((m) => m.score > 0)
+    .sort((a, b) => b.score - a.score || b.index - a.index)
+    .slice(0, options.limit)
+    .map(({ entry, score }) => ({ ...memoryOf(scope.scope, entry), score: Number(score.toFixed(4)) }));
+}
+
+/**
+ * Reciprocal rank fusion of rankings (each best first): a memory's score is the sum of 1 / (60 + rank)
+ * over the rankings it appears in. Ties keep the order of the first ranking.
+ */
+export function fuseRankings(rankings: readonly (readonly string[])[], limit: number): { memoryId: string; score: number }[] {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings) ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (60 + rank + 1)));
+  const order = [...scores.keys()];
+  return order
+    .map((memoryId, index) => ({ memoryId, index, score: scores.get(memoryId) ?? 0 }))
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, limit)
+    .map(({ memoryId, score }) => ({ memoryId, score: Number(score.toFixed(6)) }));
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EventData, IndexedFile } from '@stagecraft/contracts';
+import { IndexView, PARSED_LANGUAGES, ParseSource, indexSource, languageOf } from '@stagecraft/index';
+import { loadParsers } from './parsers';
+import { GitIgnore, listProjectFiles } from './scan';
+
+export type IndexUpdate = EventData<'IndexUpdated'>;
+
+/** Larger files are listed with their size, not parsed. */
+export const INDEX_FILE_MAX_BYTES = 1024 * 1024;
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The `index-<project>` stream's key for a project root: a digest of its real path. */
+export const indexProjectKey = (root: string) => sha256(root).slice(0, 24);
+
+let parse: Promise<ParseSource> | undefined;
+const parser = () => (parse ??= loadParsers(PARSED_LANGUAGES));
+
+/** One file as the index records it, or null when it is gone or not a regular file. */
+export async function indexFile(
+  root: string,
+  path: string,
+  parseSource?: ParseSource,
+  previous?: IndexedFile,
+): Promise<IndexedFile | null> {
+  const absolute = join(root, path);
+  const info = await stat(absolute).catch(() => null);
+  if (!info?.isFile()) return null;
+  const language = languageOf(path);
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const readable = info.size <= INDEX_FILE_MAX_BYTES;
+  const bytes = readable ? await readFile(absolute).catch(() => null) : null;
+  if (!bytes) return { path, language, size: info.size, hash: sha256(`size:${info.size}`), symbols: [], entryPoints: [] };
+  const hash = sha256(bytes);
+  if (previous && previous.hash === hash && previous.size === info.size) return previous;
+  if (language === 'other' && base !== 'package.json') return { path, language, size: info.size, hash, symbols: [], entryPoints: [] };
+  const found = indexSource(path, bytes.toString('utf8'), parseSource ?? (await parser()));
+  return { path, language: found.language, size: info.size, hash, symbols: found.symbols, entryPoints: found.entryPoints };
+}
+
+const sameFile = (a: IndexedFile | undefined, b: IndexedFile) => a === b || (a !== undefined && a.hash === b.hash && a.size === b.size);
+
+/**
+ * What changed since `previous`: every kept file of the tree (when `paths` is absent), or only the
+ * named paths (after an edit). Unchanged files are left out; files gone or now ignored are removed.
+ */
+export async function indexProject(root: string, previous: IndexView | undefined, paths?: readonly string[]): Promise<IndexUpdate> {
+  const gitignore = new GitIgnore(root);
+  const parseSource = await parser();
+  const candidates = paths ? [...new Set(paths)].sort() : await listProjectFiles(root, gitignore);
+  const files: IndexedFile[] = [];
+  const removed: string[] = [];
+  for (const path of candidates) {
+    const file = (await gitignore.ignores(path, false)) ? null : await indexFile(root, path, parseSource, previous?.files.get(path));
+    if (!file) {
+      if (previous?.files.has(path)) removed.push(path);
+      continue;
+    }
+    if (!sameFile(previous?.files.get(path), file)) files.push(file);
+  }
+  if (!paths && previous) {
+    const kept = new Set(candidates);
+    for (const path of previous.files.keys()) if (!kept.has(path)) removed.push(path);
+  }
+  removed.sort();
+  return { root, files, removed };
+}
