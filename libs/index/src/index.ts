@@ -16,3 +16,4 @@ export {
   projectMap,
 } from './view';
 export type { IndexView, SymbolHit, SymbolMatch, MatchQuality, FindSymbolQuery, EntryPointHit, SearchHit } from './view';
+export { cosine } from './cosine';

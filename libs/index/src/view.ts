@@ -193,8 +193,11 @@ const tokensOf = (text: string) =>
     .split(/[^a-z0-9]+/)
     .filter((t) => t.length > 0);
 
-/** Lexical search over symbol names, doc comments and paths: every query word must appear; names weigh most. */
-export function searchIndex(view: IndexView, query: string, limit = 20): SearchHit[] {
+/**
+ * Lexical search over symbol names, doc comments and paths; names weigh most. `all`: every query word
+ * must appear; `any`: at least one (the wider net a ranking by meaning picks from).
+ */
+export function searchIndex(view: IndexView, query: string, limit = 20, match: 'all' | 'any' = 'all'): SearchHit[] {
   const words = tokensOf(query);
   if (words.length === 0) return [];
   const hits: SearchHit[] = [];
@@ -202,7 +205,7 @@ export function searchIndex(view: IndexView, query: string, limit = 20): SearchH
     let total = 0;
     for (const word of words) {
       const s = (name.includes(word) ? 3 : 0) + (doc.includes(word) ? 2 : 0) + (path.includes(word) ? 1 : 0);
-      if (s === 0) return 0;
+      if (s === 0 && match === 'all') return 0;
       total += s;
     }
     return total;

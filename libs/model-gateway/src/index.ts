@@ -15,3 +15,4 @@ export {
 } from './hash-prompt';
 export type { PromptHash } from './hash-prompt';
 export { modelError } from './errors';
+export { embedderFromEnv, type Embedder } from './embedder';

@@ -46,4 +46,6 @@ export interface ToolContext {
   index?: () => Promise<IndexView>;
   /** The memory service, in the project's scope, for the memory tools; they fail cleanly without it. */
   memory?: MemoryPort;
+  /** Vectors for texts (`STAGECRAFT_EMBEDDING_MODEL`): `search_index` ranks by meaning as well as by words when given. */
+  embed?: (texts: string[]) => Promise<number[][]>;
 }

@@ -5,7 +5,7 @@ import type { EventStore, RunningProcessor } from '@stagecraft/event-store';
 import { READ_MODELS } from '@stagecraft/read-models';
 import { CLOCK, EVENT_STORE, NEW_ID, SHELL_CONFIG, ServiceDefinition } from '@stagecraft/service-shell';
 import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
-import { embedderFromEnv } from './embedder';
+import { embedderFromEnv } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_OUTCOME_LIMIT, MemoryBook } from './memory-book';
 import { runOutcomes } from './run-outcomes';
 import { MemoryConfig, memoryConfigFromEnv } from './config';

@@ -25,6 +25,8 @@ import {
 import type { Clock } from '@stagecraft/service-shell';
 import { planReflection, reflectionText } from './reflect';
 import type { MemoryViews } from './views/memory-views';
+import { cosine } from '@stagecraft/index';
+import type { Embedder } from '@stagecraft/model-gateway';
 
 /** Recent run outcomes kept per scope; older ones are retracted, oldest first. */
 export const DEFAULT_RUN_OUTCOME_LIMIT = 50;
@@ -41,22 +43,7 @@ export function stableEventId(name: string): string {
   return `${at(0, 8)}-${at(8, 12)}-${at(12, 16)}-${at(16, 20)}-${at(20, 32)}`;
 }
 
-/** Turns texts into vectors through the configured `/embeddings` endpoint. */
-export interface Embedder {
-  embed(texts: string[]): Promise<number[][]>;
-}
-
-const cosine = (a: readonly number[], b: readonly number[]): number => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-};
+export type { Embedder };
 
 export interface MemoryBookPorts {
   store: EventWriter;

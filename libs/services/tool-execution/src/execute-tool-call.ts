@@ -20,6 +20,7 @@ import { decideStagePolicy } from '@stagecraft/policy';
 import type { Clock, NewId } from '@stagecraft/service-shell';
 import { DEFAULT_ALLOWED_COMMANDS, LIMITS, checkProjectRoot, executeTool, failed, toolCallBudgetMs } from '@stagecraft/tools';
 import type { MemoryPort } from '@stagecraft/tools';
+import type { Embedder } from '@stagecraft/model-gateway';
 import { changedPaths, indexFor, updateCodebaseIndex } from './codebase-index';
 import { reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
 import { ToolExecutionOptions } from './options';
@@ -36,6 +37,8 @@ export interface ToolCallPorts {
   inFlightDir: string;
   /** Answers the memory tools through the memory service; without it they fail with guidance. */
   requester?: Requester;
+  /** `STAGECRAFT_EMBEDDING_MODEL`'s embedder: `search_index` also ranks by meaning when there is one. */
+  embedder?: Embedder;
 }
 
 /**
@@ -218,6 +221,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     onSpawn: (pid) => recordSpawn(ports.inFlightDir, request.callId, pid),
     index: () => indexFor(indexAppend(ports, ref), root),
     memory: request.tool.startsWith('memory_') ? memoryPortFor(ports, request, context) : undefined,
+    embed: ports.embedder && ((texts) => ports.embedder!.embed(texts)),
   }).finally(() => releaseSpawn(ports.inFlightDir, request.callId));
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;

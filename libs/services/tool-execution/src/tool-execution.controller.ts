@@ -10,6 +10,7 @@ import { ToolCallPorts, executeToolCall, recoverInterruptedCalls } from './execu
 import { defaultInFlightDir } from './in-flight';
 import { TOOL_EXECUTION_OPTIONS } from './options';
 import type { ToolExecutionOptions } from './options';
+import { embedderFromEnv } from '@stagecraft/model-gateway';
 
 @Controller()
 export class ToolExecutionController implements OnApplicationBootstrap {
@@ -34,6 +35,7 @@ export class ToolExecutionController implements OnApplicationBootstrap {
       options: { ...options, allowedRoots: options.allowedRoots ?? shell.projectRoots },
       inFlightDir: options.inFlightDir ?? defaultInFlightDir(),
       requester,
+      embedder: embedderFromEnv(shell.env),
     };
     this.logger = shell.logger;
   }

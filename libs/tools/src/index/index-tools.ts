@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IndexLanguage, SymbolKind } from '@stagecraft/contracts';
-import { IndexView, applyIndexUpdate, emptyIndex, findSymbol, listEntryPoints, searchIndex } from '@stagecraft/index';
+import { IndexView, SearchHit, applyIndexUpdate, cosine, emptyIndex, findSymbol, listEntryPoints, searchIndex } from '@stagecraft/index';
 import type { ToolContext } from '../context';
 import { ToolOutcome, succeeded } from '../outcome';
 import { indexProject } from './build';
@@ -57,9 +57,55 @@ export async function listEntryPointsTool(_args: z.infer<typeof ListEntryPointsA
   );
 }
 
+/** How many lexical candidates, matching any query word, a ranking by meaning chooses from. */
+const SEMANTIC_CANDIDATES = 100;
+
+const textOf = (hit: SearchHit) =>
+  hit.symbol ? `${hit.symbol.kind} ${hit.symbol.name} ${hit.symbol.doc ?? ''} in ${hit.path}` : `file ${hit.path}`;
+const keyOf = (hit: SearchHit) => `${hit.path}:${hit.symbol?.startLine ?? 0}:${hit.symbol?.name ?? ''}`;
+
+/**
+ * The hybrid rank: the lexical hits (every word) and the candidates matching any word, ranked again by
+ * the cosine of their embedding with the query's; the two ranks are fused (reciprocal rank, k = 60).
+ */
+export async function hybridSearch(
+  view: IndexView,
+  query: string,
+  limit: number,
+  embed: (texts: string[]) => Promise<number[][]>,
+): Promise<SearchHit[]> {
+  const lexical = searchIndex(view, query, SEMANTIC_CANDIDATES);
+  const seen = new Set(lexical.map(keyOf));
+  const candidates = [...lexical, ...searchIndex(view, query, SEMANTIC_CANDIDATES, 'any').filter((h) => !seen.has(keyOf(h)))];
+  if (candidates.length === 0) return [];
+  const [queryVector, ...vectors] = await embed([query, ...candidates.map(textOf)]);
+  const bySimilarity = candidates.map((hit, i) => ({ hit, similarity: cosine(queryVector, vectors[i] ?? []) }));
+  const semanticRank = new Map([...bySimilarity].sort((a, b) => b.similarity - a.similarity).map(({ hit }, rank) => [keyOf(hit), rank]));
+  const lexicalRank = new Map(lexical.map((hit, rank) => [keyOf(hit), rank]));
+  const fused = (hit: SearchHit) => {
+    const l = lexicalRank.get(keyOf(hit));
+    return 1 / (60 + (semanticRank.get(keyOf(hit)) ?? candidates.length)) + (l === undefined ? 0 : 1 / (60 + l));
+  };
+  return candidates
+    .map((hit, order) => ({ hit, score: fused(hit), order }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, limit)
+    .map(({ hit }) => hit);
+}
+
+async function searchHits(view: IndexView, args: SearchIndexArgs, context: ToolContext): Promise<SearchHit[]> {
+  if (!context.embed) return searchIndex(view, args.query, args.maxResults);
+  try {
+    return await hybridSearch(view, args.query, args.maxResults, context.embed);
+  } catch (error) {
+    context.progress(`ranking by meaning failed (${(error as Error).message}); ranking by words alone`);
+    return searchIndex(view, args.query, args.maxResults);
+  }
+}
+
 export async function searchIndexTool(args: SearchIndexArgs, context: ToolContext): Promise<ToolOutcome> {
   const view = await viewOf(context);
-  const hits = searchIndex(view, args.query, args.maxResults);
+  const hits = await searchHits(view, args, context);
   if (hits.length === 0) return succeeded(`nothing in the index matches ${JSON.stringify(args.query)} (${view.files.size} files indexed)`);
   return succeeded(
     hits

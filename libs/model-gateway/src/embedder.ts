@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
-import type { Embedder } from './memory-book';
+
+/** Turns texts into vectors, one per text, in order. */
+export interface Embedder {
+  embed(texts: string[]): Promise<number[][]>;
+}
 
 /**
- * The embedder recall uses next to its lexical rank, when `STAGECRAFT_EMBEDDING_MODEL` names a model:
- * the OpenAI-compatible `/embeddings` endpoint at `OPENAI_BASE_URL` (the one chat uses), with
- * `OPENAI_API_KEY`. Without the model recall is lexical alone.
+ * The embedder memory recall and index search use next to their lexical rank, when
+ * `STAGECRAFT_EMBEDDING_MODEL` names a model: the OpenAI-compatible `/embeddings` endpoint at
+ * `OPENAI_BASE_URL` (the one chat uses), with `OPENAI_API_KEY`. Without the model, search is lexical alone.
  */
 export function embedderFromEnv(env: Readonly<Record<string, string | undefined>>): Embedder | undefined {
   const model = env['STAGECRAFT_EMBEDDING_MODEL']?.trim();
