@@ -26,3 +26,4 @@ export {
   type RunningProcessor,
 } from './projection/start-processor';
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';
+export { stableEventId } from './stable-event-id';

@@ -6,6 +6,7 @@ import type { IndexedFile } from '@stagecraft/contracts';
 import { IndexView, SymbolHit, applyIndexUpdate, emptyIndex, findSymbol, listEntryPoints } from '@stagecraft/index';
 import { indexProject, loadParsers } from '@stagecraft/tools';
 import { ms, percentile } from './stats';
+import { prng } from '@stagecraft/testing';
 
 /**
  * `npm run bench:index`: the codebase index on this repository (dependencies and build output
@@ -19,18 +20,6 @@ const EDITS = Number(process.env.BENCH_EDITS ?? 30);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2000);
 const SAMPLE = 200;
 const GENERATED_FILES = Number(process.env.BENCH_GENERATED_FILES ?? 3500);
-
-/** A seeded generator, so every run picks the same symbols and files. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS =
   'account batch cache client config cursor digest event filter frame graph handler index ledger loader matrix node order packet parser queue record region router schema session signal socket stream table ticket token vector worker'.split(
@@ -128,7 +117,7 @@ function generatedFile(language: string, n: number, pick: () => number): { path:
 }
 
 function generateTree(root: string, files: number) {
-  const pick = random(7);
+  const pick = prng(7);
   const languages = ['typescript', 'python', 'go', 'rust', 'java', 'kotlin', 'swift'];
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'generated', bin: { gen: 'bin/gen.js' }, scripts: { build: 'tsc' } }));
   writeFileSync(join(root, '.gitignore'), 'build/\n');
@@ -167,7 +156,7 @@ function measure(name: string, root: string) {
     const parsed = files.filter((f) => f.language !== 'other' && f.symbols.length > 0);
     const symbols: SymbolHit[] = files.flatMap((f: IndexedFile) => f.symbols.map((s) => ({ ...s, path: f.path, language: f.language })));
 
-    const pick = random(42);
+    const pick = prng(42);
     const incremental: number[] = [];
     for (let i = 0; i < EDITS && parsed.length > 0; i++) {
       const file = parsed[Math.floor(pick() * parsed.length)];

@@ -2,7 +2,7 @@ import { ChatMessage, EventMetadata, Stage, expandMessageHashes, promptEvents, r
 import { ConcurrencyError, EventReader, EventWriter, readEvents } from '@stagecraft/event-store';
 import { piecesNamedBy, restoreMessages, storedBodiesOf } from '@stagecraft/model-gateway';
 import { toChatMessage } from '@stagecraft/run';
-import { stableEventId } from './processors/conversation-turn';
+import { stableEventId } from '@stagecraft/event-store';
 import { earlierTurns } from './run-log';
 
 /** Hashes a process remembers as stored; past this, the oldest are forgotten (and looked up again if they recur). */

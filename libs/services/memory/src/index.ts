@@ -18,7 +18,7 @@ import type { ViewHostOptions } from './views/view-host';
 
 export { memoryConfigFromEnv, DEFAULT_STUCK_AFTER_MS, type MemoryConfig } from './config';
 export { ViewHost, type ViewHostOptions } from './views/view-host';
-export { DEFAULT_RUN_OUTCOME_LIMIT, MemoryBook, stableEventId, type Embedder } from './memory-book';
+export { DEFAULT_RUN_OUTCOME_LIMIT, MemoryBook, type Embedder } from './memory-book';
 export { RUN_OUTCOMES, runOutcomeContent, runOutcomeMemoryId, runOutcomes } from './run-outcomes';
 export { planReflection, reflectionText } from './reflect';
 

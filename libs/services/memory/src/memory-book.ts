@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   EventOf,
   EventMetadata,
@@ -11,6 +10,7 @@ import {
   MemoryRetainRequest,
   streams,
 } from '@stagecraft/contracts';
+import { stableEventId } from '@stagecraft/event-store';
 import type { EventWriter, NewEvent } from '@stagecraft/event-store';
 import {
   MemoriesView,
@@ -30,18 +30,6 @@ import type { Embedder } from '@stagecraft/model-gateway';
 
 /** Recent run outcomes kept per scope; older ones are retracted, oldest first. */
 export const DEFAULT_RUN_OUTCOME_LIMIT = 50;
-
-/**
- * A uuid-shaped id that is the same every time for the same name (RFC 9562 version 8): a retried
- * write appends events with the ids it had, which stores recognise as a retry.
- */
-export function stableEventId(name: string): string {
-  const hex = createHash('sha256').update(name).digest('hex').slice(0, 32).split('');
-  hex[12] = '8';
-  hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  const at = (from: number, to: number) => hex.slice(from, to).join('');
-  return `${at(0, 8)}-${at(8, 12)}-${at(12, 16)}-${at(16, 20)}-${at(20, 32)}`;
-}
 
 export type { Embedder };
 

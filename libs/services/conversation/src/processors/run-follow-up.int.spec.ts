@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore, RecordedEvent, createMemoryCheckpointStore, createSqliteEventStore, startProcessor } from '@stagecraft/event-store';
 import { MessageBus, RunFeedEvent, createInprocBus, subscribeRunEvents } from '@stagecraft/messaging';
-import { rememberTurn, stableEventId } from './conversation-turn';
+import { stableEventId } from '@stagecraft/event-store';
+import { rememberTurn } from './conversation-turn';
 import { RUN_FOLLOW_UP, runFollowUp } from './run-follow-up';
 
 const prefix = 'stagecraft';
