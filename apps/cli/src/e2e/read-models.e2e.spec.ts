@@ -176,11 +176,13 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
       .get() as { n: number };
     db.close();
     // Completed runs left run-outcome memories, so the memories view has something to rebuild.
-    expect(types).toEqual(expect.arrayContaining(['HistoryCompacted', 'InstructionIssued', 'RunFailed', 'RunCompleted', 'MemoryRetained']));
+    expect(types).toEqual(
+      expect.arrayContaining(['HistoryCompacted', 'InstructionIssued', 'RunFailed', 'RunCompleted', 'MemoryRetained', 'IndexUpdated']),
+    );
     expect(delegations.n).toBeGreaterThan(0);
     const { code, stdout, stderr } = await verify();
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    for (const name of ['memory-reasoning-outcome', 'memory-runs', 'memory-history', 'memory-memories'])
+    for (const name of ['memory-reasoning-outcome', 'memory-runs', 'memory-history', 'memory-memories', 'memory-codebase-index'])
       expect(rowOf(stdout, name)?.at(-1)).toBe('same');
     // The chats ran without resuming runs, so the conversation service never saved its view.
     expect(rowOf(stdout, 'conversation-active-runs')?.at(-1)).toBe('no checkpoint yet');
