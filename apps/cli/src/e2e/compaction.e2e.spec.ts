@@ -6,7 +6,7 @@ import { earlierTurns } from '@stagecraft/conversation-service';
 import { EventStore, readEvents } from '@stagecraft/event-store';
 import { DEFAULT_RUN_LIMITS, replayRun } from '@stagecraft/run';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
+import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
 import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
 
@@ -70,15 +70,6 @@ const run = async (d: Deployment, runId: string, message: string, project: strin
 
 const compactionsOn = async (store: EventStore, stream: string) =>
   (await store.readStream(stream)).flatMap((e) => (e.type === 'HistoryCompacted' ? [e.data as EventData<'HistoryCompacted'>] : []));
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function describeDeployment(
   name: string,
@@ -148,10 +139,14 @@ function describeDeployment(
         const end = await run(d, `ask-${name}-${k}`, `Question ${k}: what changed in module ${k}?`, project, conversationId);
         expect(end).toMatchObject({ type: 'RunCompleted' });
       }
-      const [compacted] = await until(async () => {
-        const found = await compactionsOn(d.store, streams.conversation(conversationId));
-        return found.length > 0 ? found : undefined;
-      }, 'the conversation to compact');
+      const [compacted] = await eventually(
+        async () => {
+          const found = await compactionsOn(d.store, streams.conversation(conversationId));
+          return found.length > 0 ? found : undefined;
+        },
+        'the conversation to compact',
+        { timeoutMs: 5_000 },
+      );
       expect(compacted).toMatchObject({
         method: 'extractive',
         covers: [{ stream: streams.conversation(conversationId), from: 0 }],

@@ -6,7 +6,7 @@ import { EventStore } from '@stagecraft/event-store';
 import { memoryScopeOf } from '@stagecraft/memory';
 import { runOutcomeMemoryId } from '@stagecraft/memory-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
+import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
 import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
 
@@ -53,15 +53,6 @@ interface Deployment extends RunFeed {
   store: EventStore;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 function describeDeployment(
   name: string,
   start: (dir: string, server: ScriptedModelServer) => Promise<Deployment & { close(): Promise<void> }>,
@@ -105,7 +96,7 @@ function describeDeployment(
     it('retains a run outcome when a run ends DONE, and nothing when a run fails', async () => {
       expect(await run(first, 'Where is the build configured?')).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
       expect(await run(failed, 'Where is the build configured, once more?')).toMatchObject({ type: 'RunFailed' });
-      const events = await until(async () => {
+      const events = await eventually(async () => {
         const found = await memoryEvents();
         return found.length > 0 ? found : undefined;
       }, 'the run-outcome memory');
@@ -134,7 +125,7 @@ function describeDeployment(
       // The first run's own warmup had nothing to recall.
       expect(String(messagesOf(requestsOf(first)[0])[0].content)).not.toContain('Recalled from');
       // The failed run never became a memory, even once later runs were retained.
-      await until(async () => ((await memoryEvents()).length >= 2 ? true : undefined), 'the second run-outcome memory');
+      await eventually(async () => ((await memoryEvents()).length >= 2 ? true : undefined), 'the second run-outcome memory');
       const sources = (await memoryEvents()).map((e) => (e.data as EventData<'MemoryRetained'>).source?.runId);
       expect(sources).not.toContain(failed);
     });
