@@ -22,3 +22,13 @@ export const runIds = {
 } as const;
 
 export const MAIN_AGENT = 'main';
+
+/**
+ * The run a tool call is asked for as. A fork asks for a call copied from the run it forked as that
+ * run (the one whose model asked for it), so the tool service, idempotent by call id, hands back the
+ * recorded result instead of refusing a known id; every other call is the run's own.
+ */
+export function toolCallRequester(start: { runId: string; forkedFrom?: { runId: string } }, callId: string): string {
+  if (!start.forkedFrom) return start.runId;
+  return runIds.runOfToolCall(callId) ?? start.forkedFrom.runId;
+}

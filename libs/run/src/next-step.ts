@@ -1,6 +1,6 @@
 import { ChatMessage, PromptAssembleRequest, QaReviewRequest, StagePolicy, ToolExecuteRequest } from '@stagecraft/contracts';
 import { requestConversation } from './compaction';
-import { runIds } from './ids';
+import { runIds, toolCallRequester } from './ids';
 import { activeAgent, activeInstructions, delegationOf, promptVariables } from './rules';
 import { InStage, RunState, inStage } from './state';
 
@@ -71,7 +71,7 @@ function toolRequest(
   const { start } = s;
   return {
     callId: call.callId,
-    runId: start.runId,
+    runId: toolCallRequester(start, call.callId),
     tool: call.tool,
     arguments: call.arguments,
     stage: s.current.stage,

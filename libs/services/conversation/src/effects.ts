@@ -15,7 +15,6 @@ import {
 } from '@stagecraft/run';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { DriverPorts } from './driver-ports';
-import { asRequestedBy } from './fork';
 import { RunKnowledge } from './knowledge';
 import { promptBodiesOf } from './prompt-bodies';
 import { RunLog } from './run-log';
@@ -74,7 +73,7 @@ async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunSte
     case 'call_model':
       return { input: await callModel(ports, state, step.plan), causationId: step.plan.requestId };
     case 'run_tool':
-      return { input: await runTool(ports, asRequestedBy(state, step.request)), causationId: step.request.callId };
+      return { input: await runTool(ports, step.request), causationId: step.request.callId };
     case 'review':
       return { input: await review(ports, step.request) };
     case 'resume':

@@ -1,6 +1,6 @@
-import { RunEvent, ToolExecuteRequest } from '@stagecraft/contracts';
-import { foldRun, runIds } from '@stagecraft/run';
-import { asRequestedBy, commitsOf, forkCopies, forkHead } from './fork';
+import { RunEvent } from '@stagecraft/contracts';
+import { RunState, foldRun, runIds, toolCallRequester } from '@stagecraft/run';
+import { commitsOf, forkCopies, forkHead } from './fork';
 
 const AT = '2026-01-01T00:00:00.000Z';
 type Stored = RunEvent & { revision: bigint };
@@ -123,17 +123,10 @@ describe('forkCopies', () => {
   });
 });
 
-describe('asRequestedBy', () => {
-  const request = (callId: string): ToolExecuteRequest => ({
-    callId,
-    runId: 'r2',
-    tool: 'read_file',
-    arguments: { path: 'a' },
-    stage: 'act',
-    userMode: 'agent',
-    reasoningEnabled: false,
-    delegation: { chain: [], depth: 0 },
-    projectRoot: '/p',
+describe('toolCallRequester', () => {
+  const request = (callId: string) => ({ callId });
+  const asRequestedBy = (state: RunState, { callId }: { callId: string }) => ({
+    runId: state.status === 'new' ? '' : toolCallRequester(state.start, callId),
   });
   const started = (forkedFrom?: { runId: string; revision: number }) =>
     foldRun([

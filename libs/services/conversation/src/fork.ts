@@ -4,12 +4,11 @@ import {
   RunEvent,
   RunForkPoint,
   StagecraftError,
-  ToolExecuteRequest,
   runEvents,
   streams,
 } from '@stagecraft/contracts';
 import { ConcurrencyError, NewEvent, readEvents } from '@stagecraft/event-store';
-import { RunState, foldRun, runIds } from '@stagecraft/run';
+import { foldRun } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 
 type StoredRunEvent = RunEvent & { revision: bigint };
@@ -109,15 +108,4 @@ export async function forkRun(ports: DriverPorts, request: ConversationForkReque
   }
   ports.afterCommit?.(copies.map((e) => e.type));
   return { runId: newRunId, conversationId, forkedFrom };
-}
-
-/**
- * The tool service binds a call id to the run that first asked for it. A fork keeps the calls it
- * copied open under their ids, so it asks for them as that run: the tool service then hands back the
- * recorded result (or runs, once, a call that never ran) instead of refusing a known id.
- */
-export function asRequestedBy(state: RunState, request: ToolExecuteRequest): ToolExecuteRequest {
-  if (state.status === 'new' || !state.start.forkedFrom) return request;
-  const requester = runIds.runOfToolCall(request.callId) ?? state.start.forkedFrom.runId;
-  return requester === request.runId ? request : { ...request, runId: requester };
 }
