@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
+import { PendingApproval } from './approvals';
 
 export const ConversationSendRequest = z.object({
   conversationId: ConversationId.optional(),
@@ -38,6 +39,8 @@ export const RunView = z.object({
   answer: z.string().nullable(),
   eventCount: z.number().int().min(0),
   revision: z.number().int().min(-1),
+  /** What the run waits for, when a tool call waits for a person's approval. */
+  pendingApproval: PendingApproval.nullable().default(null),
 });
 export type RunView = z.infer<typeof RunView>;
 

@@ -16,6 +16,8 @@ export * from './context';
 export * from './templates';
 export * from './upstream';
 export * from './workflows';
+export * from './approvals';
+export * from './workflow-runs';
 export * from './prompts';
 export * from './conversation';
 export * from './health';

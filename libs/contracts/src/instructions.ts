@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEMPLATE_LIMITS } from './templates';
 
 /** Seed 000: switch the active system prompt to a specialist's. */
 export const DelegateReasoning = z.object({
@@ -6,8 +7,9 @@ export const DelegateReasoning = z.object({
   agentType: z.string().min(1).default('specialist'),
   agentPrompt: z
     .string()
-    .refine((s) => s.trim().length > 0, 'Agent prompt cannot be blank')
-    .refine((s) => s.length <= 50_000, 'Agent prompt too long (max 50,000 chars)'),
+    // A length check the JSON Schema states too (maxLength), unlike a refine.
+    .max(TEMPLATE_LIMITS.agentPromptChars, 'Agent prompt too long (max 50,000 chars)')
+    .refine((s) => s.trim().length > 0, 'Agent prompt cannot be blank'),
   markIntermediate: z.boolean().default(true),
 });
 export const ReturnControl = z.object({

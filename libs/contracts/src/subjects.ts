@@ -9,6 +9,8 @@ import {
   RunGetRequest,
 } from './conversation';
 import { RunEventMessage } from './events';
+import { ApprovalAnswerReply, ApprovalAnswerRequest } from './approvals';
+import { WorkflowGetReply, WorkflowGetRequest, WorkflowStartReply, WorkflowStartRequest } from './workflow-runs';
 import { HealthReply, HealthRequest } from './health';
 import {
   HistoryGetReply,
@@ -52,6 +54,9 @@ export const requestContracts = {
   'policy.table': contract('policy', PolicyTableRequest, PolicyTableReply),
   'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
   'workflow.next': contract('prompt-assembly', WorkflowNextRequest, WorkflowNextReply),
+  'workflow.start': contract('conversation', WorkflowStartRequest, WorkflowStartReply),
+  'workflow.get': contract('conversation', WorkflowGetRequest, WorkflowGetReply),
+  'approval.answer': contract('conversation', ApprovalAnswerRequest, ApprovalAnswerReply),
   'tool.execute': contract('tool-execution', ToolExecuteRequest, ToolExecuteReply),
   'index.map': contract('tool-execution', IndexMapRequest, IndexMapReply),
   'qa.review': contract('qa', QaReviewRequest, QaReviewReply),

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { NonBlank } from './common';
 import { ContextIdString, ContextTimestamp } from './context';
-import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport } from './templates';
+import {
+  ConsolidationTemplate,
+  DelegationTemplate,
+  DiscoveryCollectorResult,
+  DiscoveryReport,
+  PlanningAgentResult,
+  PlanningCollectorResult,
+  PlanningTicket,
+  TicketAgentResult,
+} from './templates';
 
 /**
  * Seed 001 §2: what an agent receives from the agents before it, each entry typed by what produced it
@@ -9,7 +18,19 @@ import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport } from './te
  * never an untyped map.
  */
 export const UpstreamContext = z.discriminatedUnion('kind', [
+  /** The workflow's goal, as the first orchestrator receives it (seed 001's OrchestratorContext). */
+  z.object({ kind: z.literal('goal'), workflowRunId: NonBlank, goal: NonBlank }),
   z.object({ kind: z.literal('delegation'), template: DelegationTemplate }),
+  z.object({ kind: z.literal('discovery-collector'), result: DiscoveryCollectorResult }),
+  z.object({ kind: z.literal('planning'), result: PlanningAgentResult }),
+  z.object({ kind: z.literal('planning-collector'), result: PlanningCollectorResult }),
+  z.object({ kind: z.literal('ticket'), ticket: PlanningTicket }),
+  z.object({ kind: z.literal('ticket-result'), result: TicketAgentResult }),
+  /** Files two ticket agents both changed: left as they were for the ticket collector to resolve. */
+  z.object({
+    kind: z.literal('merge-conflicts'),
+    conflicts: z.array(z.object({ path: NonBlank, agentIds: z.array(NonBlank).min(2), contextIds: z.array(ContextIdString).min(2) })).min(1),
+  }),
   z.object({ kind: z.literal('consolidation'), template: ConsolidationTemplate }),
   z.object({ kind: z.literal('discovery'), report: DiscoveryReport }),
   z.object({ kind: z.literal('result'), resultId: ContextIdString, agentType: NonBlank, output: NonBlank }),

@@ -7,6 +7,7 @@ import { promptEventSchemas } from './prompt';
 import { runEventSchemas, runEvents } from './run';
 import { toolCallEventSchemas } from './toolcall';
 import { indexEventSchemas } from './index-events';
+import { workflowEventSchemas } from './workflow';
 
 export { Usage } from '../qa';
 export { ToolCall } from './shared';
@@ -16,6 +17,7 @@ export { toolCallEventSchemas, toolCallEvents, type ToolCallEvent } from './tool
 export { conversationEventSchemas, conversationEvents, type ConversationEvent } from './conversation';
 export { memoryEventSchemas, memoryEvents, type MemoryEvent } from './memory';
 export { promptEventSchemas, promptEvents, type PromptEvent } from './prompt';
+export { workflowEventSchemas, workflowEvents, type WorkflowEvent } from './workflow';
 export {
   indexEventSchemas,
   indexEvents,
@@ -37,6 +39,7 @@ export const eventDataSchemas = {
   ...toolCallEventSchemas,
   ...promptEventSchemas,
   ...indexEventSchemas,
+  ...workflowEventSchemas,
 };
 
 export type EventType = keyof typeof eventDataSchemas;
@@ -70,6 +73,8 @@ export const streams = {
   promptBody: (hash: string) => `promptbody-${hash}`,
   /** The codebase index of one project root, under a digest of the root's real path (docs/decisions/0022). */
   index: (project: string) => `index-${project}`,
+  /** A multi-agent workflow (docs/decisions/0023). */
+  workflow: (workflowId: string) => `workflow-${workflowId}`,
 } as const;
 
 /** The run a `run-<runId>` stream is of: what its events' metadata no longer repeats (docs/decisions/0018). */

@@ -7,6 +7,8 @@ import { Instruction } from '../instructions';
 import { StagePolicy } from '../policy';
 import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
+import { ApprovalDenied, ApprovalGiven, ApprovalPolicy, ApprovalRequested } from '../approvals';
+import { AgentBrief } from '../workflow-runs';
 import { EventUnion, eventFamily } from './family';
 import { MessageHashEntry } from './message-hashes';
 import { MessageAppended, Sha256, ToolCall, ToolCallOutcome } from './shared';
@@ -38,6 +40,10 @@ export const runEventSchemas = {
       .optional(),
     /** The run this one was forked from: its events up to this revision are copied at the head of this stream. */
     forkedFrom: RunForkPoint.optional(),
+    /** Which tool calls wait for a person (the user's choice, never changed); absent: none. */
+    approve: ApprovalPolicy.optional(),
+    /** Set when the run is an agent of a workflow: its context id, its role and the upstream context it builds on. */
+    agent: AgentBrief.optional(),
   }),
   StageEntered: z.object({
     stage: Stage,
@@ -105,6 +111,10 @@ export const runEventSchemas = {
   DeliveryChecked: z.object({ state: DeliveryState, iteration: z.number().int().min(0), reason: z.string().optional() }),
   /** `modelCalls`: the reviewer's own model calls (absent in logs written before they were recorded). */
   QAReportIssued: z.object({ report: QAReport, modelCalls: z.array(QAModelCall).optional() }),
+  /** A tool call that waits for a person (`approve`); `ApprovalGiven` lets it run, `ApprovalDenied` refuses it. */
+  ApprovalRequested,
+  ApprovalGiven,
+  ApprovalDenied,
   RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string() }),
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
 };
