@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ServiceName, UserMode, toErrorReply } from '@stagecraft/contracts';
+import { ApprovalPolicy, PHASES, PhaseName, ServiceName, UserMode, toErrorReply } from '@stagecraft/contracts';
+import { WorkflowFlags, showWorkflow, startWorkflow } from './commands/workflow';
 import { connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { startHost } from '@stagecraft/service-shell';
-import { ChatFlags, chat } from './commands/chat';
+import { ApproveFlags, approve } from './commands/approve';
+import { ChatFlags, WAITING_EXIT_CODE, chat } from './commands/chat';
 import { ForkFlags, fork } from './commands/fork';
 import { checkHealth, formatHealth } from './commands/health';
 import { formatIndexSummary, indexProjectCommand } from './commands/index-project';
@@ -12,6 +14,7 @@ import { replay, verifyReplay } from './commands/replay';
 import { RunsListFlags, auditStore, listRunsCommand, replayStoredRun, showRun } from './commands/runs';
 import { cliConfig, parseServices, parseTransport } from './options';
 import { allServices } from './services';
+import { McpFlags, serveMcp } from './mcp/serve';
 
 const program = new Command('stagecraft')
   .description('Stagecraft: staged, event-sourced agentic coding conversations')
@@ -82,6 +85,15 @@ const parseMode = (value: string): UserMode => {
   return value;
 };
 
+const parseApprove = (value: string): ApprovalPolicy => {
+  const parsed = ApprovalPolicy.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError('never, writes or commands');
+  return parsed.data;
+};
+
+/** A run left waiting for a person exits 3; a failed one 1. */
+const exitCodeOf = (result: { failed: boolean; waiting: unknown }): number => (result.waiting ? WAITING_EXIT_CODE : result.failed ? 1 : 0);
+
 program
   .command('chat')
   .description('send a message and follow its run live (embedded unless --nats-url)')
@@ -90,13 +102,36 @@ program
   .addOption(new Option('--mode <mode>', 'agent | chat').argParser(parseMode).default('agent'))
   .option('--reasoning', 'require reasoning on every step')
   .option('--conversation <id>', 'continue a conversation')
+  .addOption(
+    new Option(
+      '--approve <policy>',
+      'never | writes | commands: which tool calls wait for your approval (asked at a terminal; otherwise exit 3 and answer with `stagecraft approve`)',
+    )
+      .argParser(parseApprove)
+      .default('never'),
+  )
   .option('--json', 'one JSON object per run event, then the result')
   .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
   .addOption(natsOption())
   .addOption(storeOption())
   .action(async (message: string, flags: ChatFlags & { natsUrl?: string; store?: string }) => {
     const result = await chat(message, flags, cliConfig(flags));
-    process.exitCode = result.failed ? 1 : 0;
+    process.exitCode = exitCodeOf(result);
+  });
+
+program
+  .command('approve')
+  .description('answer the approval a run waits for, then follow the run on (embedded unless --nats-url)')
+  .argument('<id>', 'the run that waits')
+  .option('--deny', 'refuse the call instead; the model is told, and the run goes on')
+  .option('--reason <text>', 'why: told to the model on a denial')
+  .option('--root <dir>', 'the project the run works in')
+  .option('--json', 'one JSON object per run event, then the result')
+  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (id: string, flags: ApproveFlags & { natsUrl?: string; store?: string }) => {
+    process.exitCode = exitCodeOf(await approve(id, flags, cliConfig(flags)));
   });
 
 const parseRevision = (value: string): number => {
@@ -180,6 +215,98 @@ program
   .action(async (flags: { root: string; store?: string }) => {
     process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, cliConfig(flags).store)));
   });
+
+const parsePort = (value: string): number => {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError('a port: 0 (any free one) to 65535');
+  return port;
+};
+
+program
+  .command('mcp')
+  .description('serve Stagecraft as an MCP server: stdio, or Streamable HTTP at /mcp with --http (embedded unless --nats-url)')
+  .option('--http <port>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', parsePort)
+  .option('--host <host>', 'the address --http listens on', '127.0.0.1')
+  .option('--root <dir>', 'the project root of tool calls that name none')
+  .option(
+    '--chat-timeout <ms>',
+    'how long the chat tool follows a run before answering with it still running',
+    (v) => Number.parseInt(v, 10),
+    600_000,
+  )
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (flags: McpFlags & { natsUrl?: string; store?: string }) => serveMcp(flags, cliConfig(flags)));
+
+const parsePhases = (value: string): PhaseName[] => {
+  const phases = value.split(',').map((p) => p.trim());
+  const bad = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
+  if (bad.length > 0 || phases.length === 0) throw new InvalidArgumentError(`a comma-separated list of ${PHASES.join(', ')}`);
+  return phases as PhaseName[];
+};
+const parseApprove = (value: string): ApprovalPolicy => {
+  const parsed = ApprovalPolicy.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError('never, writes or commands');
+  return parsed.data;
+};
+const parseGates = (value: string): ('after-planning' | 'before-merge')[] => {
+  const gates = value.split(',').map((g) => g.trim());
+  if (gates.some((g) => g !== 'after-planning' && g !== 'before-merge'))
+    throw new InvalidArgumentError('after-planning and/or before-merge');
+  return gates as ('after-planning' | 'before-merge')[];
+};
+const parsePositive = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number from 1');
+  return Number(value);
+};
+
+const workflowOptions = (command: Command) =>
+  command
+    .requiredOption('--root <dir>', 'the project the agents work in')
+    .option('--reasoning', 'require reasoning on every step of every agent')
+    .addOption(
+      new Option('--approve <which>', 'tool calls that wait for a person: never | writes | commands')
+        .argParser(parseApprove)
+        .default('never'),
+    )
+    .option('--gate <gates>', 'stop for approval: after-planning, before-merge (comma-separated)', parseGates)
+    .option('--parallel <n>', 'agents of a phase that run at the same time (default 4)', parsePositive)
+    .option('--json', 'print the final workflow view as JSON')
+    .option('--timeout <ms>', 'stop following after this long (the workflow goes on)', parsePositive, 3_600_000)
+    .addOption(natsOption())
+    .addOption(storeOption());
+
+const workflow = program
+  .command('workflow')
+  .description('multi-agent workflows: discovery → planning → tickets, or a workflow definition step by step');
+workflowOptions(
+  workflow
+    .command('start')
+    .description('start a workflow for a goal and follow its phases and agents live (embedded unless --nats-url)')
+    .argument('<goal>', 'what the workflow should achieve')
+    .option('--phases <list>', 'the phases to run, in order (default discovery,planning,tickets)', parsePhases),
+).action(async (goal: string, flags: WorkflowFlags & { natsUrl?: string; store?: string }) => {
+  process.exitCode = await startWorkflow({ goal }, flags, cliConfig(flags));
+});
+workflowOptions(
+  workflow
+    .command('run')
+    .description('walk a workflow definition (workflows/<name>.json) step by step, each step an agent run')
+    .argument('<name>', 'the workflow definition id')
+    .option('--goal <text>', 'what the steps are for', 'Follow the workflow for this project.'),
+).action(async (name: string, flags: WorkflowFlags & { goal: string; natsUrl?: string; store?: string }) => {
+  process.exitCode = await startWorkflow({ goal: flags.goal, workflow: name }, flags, cliConfig(flags));
+});
+workflow
+  .command('show')
+  .description('a workflow as a tree of phases → agents → runs')
+  .argument('<workflowId>')
+  .option('--json', 'the workflow.get reply')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (workflowId: string, flags: { json?: boolean; natsUrl?: string; store?: string }) =>
+    showWorkflow(workflowId, flags, cliConfig(flags)),
+  );
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const reply = toErrorReply(error);

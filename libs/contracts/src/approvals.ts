@@ -45,5 +45,5 @@ export const ApprovalAnswerReply = z.object({
 export type ApprovalAnswerReply = z.infer<typeof ApprovalAnswerReply>;
 
 /** What a run or workflow view shows while it waits. */
-export const PendingApproval = ApprovalRequested.extend({ requestedAt: z.string() });
+export const PendingApproval = ApprovalRequested.extend({ requestedAt: z.string().optional() });
 export type PendingApproval = z.infer<typeof PendingApproval>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
-import { PendingApproval } from './approvals';
+import { ApprovalPolicy, PendingApproval } from './approvals';
 
 export const ConversationSendRequest = z.object({
   conversationId: ConversationId.optional(),
@@ -9,6 +9,8 @@ export const ConversationSendRequest = z.object({
   userMode: UserMode,
   reasoningEnabled: z.boolean(),
   projectRoot: NonBlank,
+  /** Which tool calls of the run wait for a person's approval; absent: none. */
+  approve: ApprovalPolicy.optional(),
 });
 export type ConversationSendRequest = z.infer<typeof ConversationSendRequest>;
 export const ConversationSendReply = z.object({ runId: RunId, conversationId: ConversationId });

@@ -4,7 +4,18 @@ import { EventMetadata } from './metadata';
 import { ErrorReply, ReplyEnvelope } from './errors';
 import { REQUEST_SUBJECTS, publishContracts, requestContracts } from './subjects';
 import { ContextIdString } from './context';
-import { ConsolidationTemplate, DelegationTemplate, DiscoveryReport } from './templates';
+import { PromptContributorDescriptor } from './prompts';
+import {
+  ConsolidationTemplate,
+  DelegationTemplate,
+  DiscoveryCollectorResult,
+  DiscoveryReport,
+  PlanningAgentResult,
+  PlanningCollectorResult,
+  PlanningTicket,
+  TicketAgentResult,
+  TicketCollectorResult,
+} from './templates';
 import { PreviousAttempt, UpstreamContext } from './upstream';
 import { WorkflowDefinition } from './workflows';
 
@@ -31,10 +42,17 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   put('templates/DelegationTemplate.schema.json', DelegationTemplate, 'input');
   put('templates/ConsolidationTemplate.schema.json', ConsolidationTemplate, 'input');
   put('templates/DiscoveryReport.schema.json', DiscoveryReport, 'input');
+  put('templates/DiscoveryCollectorResult.schema.json', DiscoveryCollectorResult, 'input');
+  put('templates/PlanningTicket.schema.json', PlanningTicket, 'input');
+  put('templates/PlanningAgentResult.schema.json', PlanningAgentResult, 'input');
+  put('templates/PlanningCollectorResult.schema.json', PlanningCollectorResult, 'input');
+  put('templates/TicketAgentResult.schema.json', TicketAgentResult, 'input');
+  put('templates/TicketCollectorResult.schema.json', TicketCollectorResult, 'input');
   put('context/ContextId.schema.json', ContextIdString);
   put('context/UpstreamContext.schema.json', UpstreamContext, 'input');
   put('context/PreviousAttempt.schema.json', PreviousAttempt, 'input');
   put('workflows/WorkflowDefinition.schema.json', WorkflowDefinition, 'input');
+  put('prompts/prompt-contributor.schema.json', PromptContributorDescriptor, 'input');
   return files;
 }
 

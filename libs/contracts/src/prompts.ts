@@ -21,6 +21,18 @@ export const RecalledMemory = z.object({
 });
 export type RecalledMemory = z.infer<typeof RecalledMemory>;
 
+/**
+ * Seed 001 §4: what a prompt contributor declares about itself, without its code: which agent types it
+ * serves, where its section goes (lower priority comes first, ties by name) and what it adds.
+ */
+export const PromptContributorDescriptor = z.object({
+  name: z.string().trim().min(1),
+  agentTypes: z.union([z.array(z.string().trim().min(1)).min(1), z.literal('all')]),
+  priority: z.number().int(),
+  description: z.string().optional(),
+});
+export type PromptContributorDescriptor = z.infer<typeof PromptContributorDescriptor>;
+
 export const PromptAssembleRequest = z.object({
   policy: StagePolicy,
   variables: PromptVariables,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConversationId, DeliveryState, IsoTimestamp, RunId, Stage, UserMode } from './common';
+import { PendingApproval } from './approvals';
 import { RunStatus } from './conversation';
 import { ErrorCode } from './errors';
 import { LogPosition } from './memory';
@@ -40,6 +41,8 @@ export const RunRecord = z.object({
   deliveryState: DeliveryState.nullable(),
   qaVerdict: QAReport.shape.verdict.nullable(),
   failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
+  /** The tool call a running run waits on a person's approval for; absent when it waits for nothing. */
+  pendingApproval: PendingApproval.optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -39,10 +39,17 @@ describe('template schemas (seed 001)', () => {
       inputs: [{ inputContextId: id('worker', 3), inputType: 'analysis', inputSummary: 'three failing tests' }],
       mergeStrategy: 'union of findings',
       consolidatedOutput: 'Three tests fail.',
-      decision: { decisionType: 'ADVANCE_PHASE', rationale: 'Complete.' },
+      decision: { decisionType: 'ADVANCE', rationale: 'Complete.' },
     };
     expect(ConsolidationTemplate.parse(consolidation)).toMatchObject({ conflictResolutions: [], aggregatedMetrics: {}, upstreamContextChain: [], curations: [] });
     expect(ConsolidationTemplate.safeParse({ ...consolidation, decision: { decisionType: 'MAYBE', rationale: 'x' } }).success).toBe(false);
+    expect(ConsolidationTemplate.safeParse({ ...consolidation, decision: { decisionType: 'ADVANCE_PHASE', rationale: 'x' } }).success).toBe(false);
+    expect(ConsolidationTemplate.parse({ ...consolidation, decision: { decisionType: 'RERUN', rationale: 'thin', rerunAgentIds: ['a-1'] } }).decision).toEqual({
+      decisionType: 'RERUN',
+      rationale: 'thin',
+      rerunAgentIds: ['a-1'],
+    });
+    expect(ConsolidationTemplate.parse({ ...consolidation, decision: { decisionType: 'ROUTE_BACK', rationale: 'r' } }).decision.rerunAgentIds).toEqual([]);
     expect(ConsolidationTemplate.safeParse({ ...consolidation, inputs: [] }).success).toBe(false);
   });
 
@@ -59,7 +66,8 @@ describe('template schemas (seed 001)', () => {
 
   it('are published as JSON Schema under templates/, with the defaulted fields optional', () => {
     const files = jsonSchemaFiles();
-    for (const name of ['DelegationTemplate', 'ConsolidationTemplate', 'DiscoveryReport']) {
+    const names = ['DelegationTemplate', 'ConsolidationTemplate', 'DiscoveryReport', 'DiscoveryCollectorResult', 'PlanningTicket'];
+    for (const name of [...names, 'PlanningAgentResult', 'PlanningCollectorResult', 'TicketAgentResult', 'TicketCollectorResult']) {
       expect(files[`templates/${name}.schema.json`]).toMatchObject({ $id: `stagecraft/templates/${name}.schema.json`, type: 'object' });
     }
     expect(files['templates/DelegationTemplate.schema.json']).toMatchObject({

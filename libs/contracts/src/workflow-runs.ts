@@ -129,3 +129,13 @@ export const AgentBrief = z.object({
 });
 export type AgentBrief = z.infer<typeof AgentBrief>;
 
+
+/** The agent type of a phase's role: `discovery-orchestrator`, `planning-agent`, `ticket-collector`, … */
+export const phaseAgentType = (phase: PhaseName, role: Exclude<AgentRole, 'step'>): string =>
+  `${phase === 'tickets' ? 'ticket' : phase}-${role}`;
+/** Every step of a seed-004 workflow runs as this agent type. */
+export const STEP_AGENT_TYPE = 'workflow-step';
+export const WORKFLOW_AGENT_TYPES: readonly string[] = [
+  ...PHASES.flatMap((phase) => (['orchestrator', 'agent', 'collector'] as const).map((role) => phaseAgentType(phase, role))),
+  STEP_AGENT_TYPE,
+];

@@ -18,3 +18,4 @@ export { RECOVERY_PROMPTS, SUMMARIZE_PROMPT } from './recovery-prompts';
 export type { RecoveryPromptId } from './recovery-prompts';
 export { recalledMemoriesContributor, recalledMemoriesSection } from './contributors/recalled-memories';
 export { projectMapContributor, projectMapSection } from './contributors/project-map';
+export { workflowRoleContributor, workflowRolePromptId } from './contributors/workflow-role';

@@ -1,12 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { QAReport, Stage, UserMode } from '@stagecraft/contracts';
+import { QAReport, Stage, UserMode, WORKFLOW_AGENT_TYPES } from '@stagecraft/contracts';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { assemblePrompt } from './assemble';
 import { defaultContributors } from './contributors/defaults';
 import { loadPromptDirectory } from './load-prompts';
 import { findPromptViolations } from './prompt-guard';
 import { RECOVERY_PROMPTS, SUMMARIZE_PROMPT } from './recovery-prompts';
+import { workflowRolePromptId } from './contributors/workflow-role';
 
 const PROMPTS_DIR = join(__dirname, '..', '..', '..', 'prompts');
 const repo = loadPromptDirectory(PROMPTS_DIR);
@@ -65,7 +66,9 @@ describe('the prompt inventory under prompts/', () => {
   it('has no prompt that nothing uses: each is composed by a stage policy or named by the code that adds it', () => {
     // The summarize prompt is added by the compaction, which names it (the library's own exports do not count).
     const summarizeNamed = librarySources().some((path) => !path.startsWith('prompts/') && readFileSync(join(LIBS_DIR, path), 'utf8').includes('SUMMARIZE_PROMPT'));
-    const used = new Set([...policies.flatMap((p) => p.prompts), ...recoveryPromptsNamedInCode(), ...(summarizeNamed ? [SUMMARIZE_PROMPT] : [])]);
+    // A workflow agent's role prompt is added by the workflow-role contributor, by its agent type.
+    const roles = WORKFLOW_AGENT_TYPES.map(workflowRolePromptId);
+    const used = new Set([...policies.flatMap((p) => p.prompts), ...recoveryPromptsNamedInCode(), ...(summarizeNamed ? [SUMMARIZE_PROMPT] : []), ...roles]);
     expect(repo.ids().filter((id) => !used.has(id))).toEqual([]);
   });
 

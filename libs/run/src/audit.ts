@@ -1,4 +1,5 @@
 import { ReadOnlyToolName, StagePolicy } from '@stagecraft/contracts';
+import { isGated } from './approvals';
 import { isReasoningPrompt } from '@stagecraft/policy';
 import { containsReasoning, findBlocks } from '@stagecraft/reasoning';
 import { RecordedRunEvent } from './replay';
@@ -11,7 +12,8 @@ export type Invariant =
   | 'reasoning-instruction'
   | 'no-reasoning-reentry'
   | 'qa-read-only'
-  | 'done-never-erased';
+  | 'done-never-erased'
+  | 'approval-before-gated-call';
 
 export interface AuditFinding {
   /** The event (0-based, in the run's stream) that breaks the invariant. */
@@ -35,7 +37,8 @@ export const reasoningText = (recorded: { text?: string }, responseContent: stri
  * The invariants of DESIGN.md, checked over one run's stored events: the user's switches in every
  * stage policy, tools decided by stage alone (in the policy and in every request), a reasoning
  * instruction exactly when reasoning is on, no earlier reasoning in the conversation, QA that
- * reads only and changes no answer, and a `DONE` that stays. Each finding names the event.
+ * reads only and changes no answer, a `DONE` that stays, and no gated tool call (`approve`) that
+ * ran without a person's approval before it. Each finding names the event.
  */
 export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
   const findings: AuditFinding[] = [];
@@ -52,6 +55,9 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
   let lastAnswer: string | null = null;
   const blocks: string[] = [];
   const responses = new Map<string, string>();
+  // Approval ids asked for, by the call each holds back; calls a person let through.
+  const asked = new Map<string, string>();
+  const approved = new Set<string>();
 
   events.forEach((event, i) => {
     switch (event.type) {
@@ -122,6 +128,20 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
           content.trim() !== ''
         )
           lastAnswer = content;
+        break;
+      }
+      case 'ApprovalRequested':
+        if (event.data.callId) asked.set(event.data.approvalId, event.data.callId);
+        break;
+      case 'ApprovalGiven': {
+        const callId = asked.get(event.data.approvalId);
+        if (callId) approved.add(callId);
+        break;
+      }
+      case 'ToolCallCompleted': {
+        const { tool, callId } = event.data;
+        if (isGated(start.approve, tool) && !approved.has(callId))
+          flag(i, 'approval-before-gated-call', `${tool} ran under approve=${start.approve} without ApprovalGiven before it`);
         break;
       }
       case 'DeliveryChecked':

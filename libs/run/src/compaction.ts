@@ -12,7 +12,7 @@ import { SUMMARIZE_PROMPT } from '@stagecraft/prompts';
 import { Batch } from './batch';
 import { Knowledge, Need } from './inputs';
 import { runIds } from './ids';
-import { activeAgent, promptVariables } from './rules';
+import { promptRequest } from './rules';
 import { InStage, Running, inStage } from './state';
 
 /** The summary the run's requests start with: its own latest, else the conversation's. */
@@ -63,12 +63,7 @@ function summaryNeed(s: InStage, compactionId: string, transcript: string, cover
   return {
     kind: 'summary',
     compactionId,
-    assemble: {
-      policy: { ...current.policy, prompts: [SUMMARIZE_PROMPT] },
-      variables: promptVariables(s),
-      instructions: [],
-      agentType: activeAgent(s.delegations),
-    },
+    assemble: promptRequest(s, { ...current.policy, prompts: [SUMMARIZE_PROMPT] }, []),
     transcript,
     covers,
     meta: {

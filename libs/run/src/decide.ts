@@ -1,12 +1,6 @@
-import {
-  PromptAssembleRequest,
-  StagePolicy,
-  StagecraftError,
-  canonicalJson,
-  reviewNotCompleted,
-  toolErrorText,
-} from '@stagecraft/contracts';
+import { StagePolicy, StagecraftError, canonicalJson, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
 import { formatContextId, nextSequence } from '@stagecraft/context';
+import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
 import { Batch } from './batch';
 import { compactIfDue } from './compaction';
 import { Fault, Knowledge, Need, RunInput } from './inputs';
@@ -14,7 +8,7 @@ import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
 import { RunLimits } from './limits';
 import { PendingEvent } from './pending-event';
-import { Transition, activeAgent, delegationOf, firstStage, nextActingStep, promptVariables } from './rules';
+import { Transition, activeAgent, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
 import { InStage, RunState, Running, inStage, withPrior } from './state';
 
 export type Decision = { events: PendingEvent[] } | { needs: Need };
@@ -42,6 +36,7 @@ export function decide(input: RunInput, state: RunState, given: DecideContext): 
   const batch = new Batch(state);
   try {
     apply(input, batch, context);
+    askForApprovalIfDue(batch);
     compactIfDue(batch, context.knowledge, (need) => {
       throw new Missing(need);
     });
@@ -69,6 +64,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
         historyThrough,
         compaction,
         limits: input.limits,
+        ...(input.approve ? { approve: input.approve } : {}),
+        ...(input.agent ? { agent: input.agent } : {}),
       });
       // The earlier turns are the shell's to load; the first stage's request already carries them.
       if (input.prior) batch.state = withPrior(batch.state, input.prior);
@@ -126,6 +123,24 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       awaitingReview(batch);
       batch.add('QAReportIssued', { report: reviewNotCompleted(input.fault.message) });
       return complete(batch);
+    case 'ApprovalAnswered': {
+      const call = awaitedCall(batch, input.approvalId);
+      if (input.decision === 'approve') {
+        batch.add('ApprovalGiven', { approvalId: input.approvalId, ...(input.reason ? { note: input.reason } : {}) });
+        return;
+      }
+      const { stage } = batch.inStage.current;
+      batch.add('ApprovalDenied', { approvalId: input.approvalId, reason: input.reason ?? '' });
+      batch.add('ToolCallRejected', {
+        callId: call.callId,
+        tool: call.tool,
+        stage,
+        code: 'FORBIDDEN_TOOL',
+        reason: `denied by the user${input.reason ? `: ${input.reason}` : ''}`,
+      });
+      batch.add('MessageAppended', toolResult(batch, call.modelCallId, denialText(call, input.reason)));
+      return afterToolResult(batch, input.at, context);
+    }
     case 'RunStopped':
       if (batch.state.status !== 'running') return;
       return fail(batch, input.fault);
@@ -164,12 +179,7 @@ function follow(batch: Batch, next: Follow, at: string, context: DecideContext):
 /** A recovery prompt (seed 002 §10) as a user message in the current stage. */
 function addGuidance(batch: Batch, promptId: string, reason: string, context: DecideContext): void {
   const s = batch.inStage;
-  const request: PromptAssembleRequest = {
-    policy: { ...s.current.policy, prompts: [promptId] },
-    variables: promptVariables(s),
-    instructions: [],
-    agentType: activeAgent(s.delegations),
-  };
+  const request = promptRequest(s, { ...s.current.policy, prompts: [promptId] }, []);
   const text = context.knowledge.prompt(promptId);
   if (text === undefined) throw new Missing({ kind: 'prompt', promptId, request });
   batch.add('MessageAppended', {

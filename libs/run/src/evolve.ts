@@ -2,7 +2,7 @@ import { ChatMessage, EventData, StagecraftError, ToolCall, expandMessageHashes,
 import { PendingEvent } from './pending-event';
 import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
 import { isAnswer, toolLogLine } from './rules';
-import { NO_PRIOR_TURNS, RunState, StageState } from './state';
+import { NO_PRIOR_TURNS, OpenToolCall, RunState, StageState } from './state';
 
 /** A run event with or without its metadata: deciding folds events before they are stored. */
 type RunEventIn = PendingEvent & { metadata?: unknown };
@@ -33,9 +33,23 @@ function started(data: EventData<'RunStarted'>): RunState {
     answer: null,
     qaReport: null,
     delegations: [],
+    pendingApproval: null,
     sequences: EMPTY_SEQUENCES,
     current: null,
   };
+}
+
+/** When a stored event occurred; events being decided have no metadata yet. */
+const occurredAt = (event: RunEventIn): string | undefined => {
+  const at = (event.metadata as { occurredAt?: unknown } | undefined)?.occurredAt;
+  return typeof at === 'string' ? at : undefined;
+};
+
+/** The open tool calls with `callId`'s changed by `change`. */
+function withOpenCall(current: StageState | null, callId: string, change: (call: OpenToolCall) => OpenToolCall): StageState | null {
+  if (current?.step.kind !== 'tools') return current;
+  const open = current.step.open.map((c) => (c.callId === callId ? change(c) : c));
+  return withStep(current, { kind: 'tools', open: [open[0], ...open.slice(1)] });
 }
 
 const withStep = (current: StageState | null, step: StageState['step']): StageState | null => (current ? { ...current, step } : null);
@@ -121,10 +135,11 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
         ...s,
         status: 'completed',
         answer: event.data.answer,
+        pendingApproval: null,
         deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.deliveryState,
       };
     case 'RunFailed':
-      return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+      return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason }, pendingApproval: null };
     case 'HistoryCompacted': {
       const run = streams.run(s.start.runId);
       const drawnOn = event.data.covers.filter((r) => r.stream === run).map((r) => r.to);
@@ -136,6 +151,21 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
       return { ...s, compaction };
     }
+    case 'ApprovalRequested': {
+      const { callId } = event.data;
+      // Only a tool call waits inside a run; the workflow's gates are on its own stream.
+      if (callId === undefined) return s;
+      const requestedAt = occurredAt(event);
+      return { ...s, pendingApproval: { ...event.data, callId, ...(requestedAt ? { requestedAt } : {}) } };
+    }
+    case 'ApprovalGiven': {
+      const awaited = s.pendingApproval;
+      if (awaited?.approvalId !== event.data.approvalId) return s;
+      return { ...s, pendingApproval: null, current: withOpenCall(s.current, awaited.callId, (c) => ({ ...c, approved: true })) };
+    }
+    case 'ApprovalDenied':
+      // The refusal that follows in the same commit closes the call.
+      return s.pendingApproval?.approvalId === event.data.approvalId ? { ...s, pendingApproval: null } : s;
     case 'RunStarted':
       return s;
     default: {

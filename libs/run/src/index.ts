@@ -14,3 +14,4 @@ export * from './delegation';
 export * from './run-view';
 export * from './replay';
 export * from './audit';
+export * from './approvals';

@@ -1,4 +1,7 @@
 import {
+  AgentBrief,
+  ApprovalDecision,
+  ApprovalPolicy,
   CompactionModelCall,
   CompactionSettings,
   DelegationState,
@@ -43,6 +46,10 @@ export type RunInput =
       prior?: PriorTurns;
       /** The bounds the run keeps for its whole life (recorded in `RunStarted`); absent: whatever each decision is given. */
       limits?: RunLimits;
+      /** Which tool calls wait for a person (recorded in `RunStarted`, never changed); absent: none. */
+      approve?: ApprovalPolicy;
+      /** Set when the run is an agent of a workflow: every prompt of the run is assembled with it. */
+      agent?: AgentBrief;
       at: string;
     }
   /** The shell picked up a stored run; only logs written by older versions need anything done. */
@@ -54,6 +61,8 @@ export type RunInput =
   | { type: 'ToolCallFailed'; callId: string; fault: Fault; at: string }
   | { type: 'ReviewReturned'; report: QAReport; modelCalls: QAModelCall[]; at: string }
   | { type: 'ReviewFailed'; fault: Fault; at: string }
+  /** A person answered the approval the run waits for; `reason` is told to the model on a denial. */
+  | { type: 'ApprovalAnswered'; approvalId: string; decision: ApprovalDecision; reason?: string; at: string }
   /** The shell could not go on (an error no input above describes). */
   | { type: 'RunStopped'; fault: Fault; at: string };
 

@@ -1,8 +1,8 @@
 import { ChatMessage, PromptAssembleRequest, QaReviewRequest, StagePolicy, ToolExecuteRequest } from '@stagecraft/contracts';
 import { requestConversation } from './compaction';
 import { runIds, toolCallRequester } from './ids';
-import { activeAgent, activeInstructions, delegationOf, promptVariables } from './rules';
-import { InStage, RunState, inStage } from './state';
+import { activeInstructions, delegationOf, promptRequest, promptVariables } from './rules';
+import { AwaitedApproval, InStage, RunState, inStage } from './state';
 
 export interface ModelCallPlan {
   requestId: string;
@@ -22,6 +22,8 @@ export type RunStep =
   | { kind: 'call_model'; plan: ModelCallPlan }
   | { kind: 'run_tool'; request: ToolExecuteRequest }
   | { kind: 'review'; request: QaReviewRequest }
+  /** A tool call waits for a person: nothing is done until `ApprovalAnswered` arrives. */
+  | { kind: 'await_approval'; approval: AwaitedApproval }
   /** A log written by an older version stopped between steps: feed `RunResumed`. */
   | { kind: 'resume' }
   | { kind: 'finished' };
@@ -34,6 +36,7 @@ export function nextStep(state: RunState): RunStep {
     case 'answered':
       return { kind: 'resume' };
     case 'tools':
+      if (state.pendingApproval) return { kind: 'await_approval', approval: state.pendingApproval };
       return { kind: 'run_tool', request: toolRequest(state, current.step.open[0]) };
     case 'ask':
     case 'asked':
@@ -53,12 +56,7 @@ function modelCallPlan(s: InStage): ModelCallPlan {
     requestId: asked ?? runIds.modelRequest(s.start.runId, s.modelRequests + 1),
     record: asked === null,
     policy,
-    assemble: {
-      policy,
-      variables: promptVariables(s),
-      instructions: activeInstructions(s.delegations),
-      agentType: activeAgent(s.delegations),
-    },
+    assemble: promptRequest(s, policy, activeInstructions(s.delegations)),
     conversation: requestConversation(s),
     toolNames: policy.toolLoop ? policy.tools : [],
   };

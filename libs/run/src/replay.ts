@@ -159,6 +159,17 @@ function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: 
       }
       return { type: 'ReviewReturned', report, modelCalls: modelCalls ?? [], at };
     }
+    case 'await_approval': {
+      const { approvalId } = step.approval;
+      if (next.type === 'ApprovalGiven') return { type: 'ApprovalAnswered', approvalId, decision: 'approve', reason: next.data.note, at };
+      if (next.type === 'ApprovalDenied')
+        return { type: 'ApprovalAnswered', approvalId, decision: 'deny', reason: next.data.reason || undefined, at };
+      return {
+        type: 'RunStopped',
+        fault: { code: 'INTERNAL', message: `the log holds ${next.type} where an approval answer was due` },
+        at,
+      };
+    }
     default: {
       const unreachable: never = step;
       return unreachable;

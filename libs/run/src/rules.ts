@@ -1,4 +1,4 @@
-import { DelegationState, EventData, ReasoningOutcome, Stage } from '@stagecraft/contracts';
+import { DelegationState, EventData, PromptAssembleRequest, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
 import { renderOutcome } from '@stagecraft/reasoning';
 import { MAIN_AGENT } from './ids';
@@ -79,6 +79,30 @@ export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'last
           .join('\n')
       : 'No tools have run yet.',
     last_step_outcome: s.lastOutcome ? renderOutcome(s.lastOutcome) : 'No step has finished yet.',
+  };
+}
+
+/** Who every prompt of the run speaks as: the active delegation's agent, else the workflow agent the run is, else the main agent. */
+export const promptAgent = (s: Pick<RunProgress, 'start' | 'delegations'>): string =>
+  s.delegations.at(-1)?.agentType ?? s.start.agent?.agentType ?? MAIN_AGENT;
+
+/**
+ * The one way the run asks for a prompt: the policy's prompts with the run's variables and, for an
+ * agent of a workflow, the upstream context it builds on and the attempt it repeats. A run that is
+ * no workflow's agent asks without them.
+ */
+export function promptRequest(
+  s: Pick<RunProgress, 'start' | 'delegations' | 'toolLog' | 'lastOutcome'>,
+  policy: StagePolicy,
+  instructions: PromptAssembleRequest['instructions'],
+): PromptAssembleRequest {
+  const { agent } = s.start;
+  return {
+    policy,
+    variables: promptVariables(s),
+    instructions,
+    agentType: promptAgent(s),
+    ...(agent ? { upstream: agent.upstream, ...(agent.previousAttempt ? { previousAttempt: agent.previousAttempt } : {}) } : {}),
   };
 }
 

@@ -1,6 +1,13 @@
-import { RunView } from '@stagecraft/contracts';
+import { PendingApproval, RunView } from '@stagecraft/contracts';
 import { foldRun } from './evolve';
 import { RunState } from './state';
+
+/** What a running run waits for, as callers see it (`requestedAt` is empty for events not stored yet). */
+export function pendingApprovalOf(state: RunState): PendingApproval | null {
+  if (state.status !== 'running' || !state.pendingApproval) return null;
+  const { requestedAt, ...requested } = state.pendingApproval;
+  return { ...requested, requestedAt: requestedAt ?? '' };
+}
 
 /** The run as a caller sees it: a view of the same state the run loop folds. `null` until RunStarted. */
 export function runViewOf(state: RunState, eventCount: number): RunView | null {
@@ -17,6 +24,7 @@ export function runViewOf(state: RunState, eventCount: number): RunView | null {
     answer: state.status === 'completed' ? state.answer : null,
     eventCount,
     revision: eventCount - 1,
+    pendingApproval: pendingApprovalOf(state),
   };
 }
 

@@ -11,7 +11,12 @@ export interface OpenToolCall {
   modelCallId: string;
   tool: EventData<'ToolCallRequested'>['tool'];
   arguments: Record<string, unknown>;
+  /** A person approved the call (`approve`): it runs without being asked about again. */
+  approved?: true;
 }
+
+/** A tool call held back until a person answers: `ApprovalRequested` as stored, and when it was asked. */
+export type AwaitedApproval = EventData<'ApprovalRequested'> & { callId: string; requestedAt?: string };
 
 export interface Delegation {
   agentType: string;
@@ -80,6 +85,8 @@ export interface RunProgress {
   answer: string | null;
   qaReport: QAReport | null;
   delegations: readonly Delegation[];
+  /** The approval the run waits for; while set, the run does nothing until a person answers. */
+  pendingApproval: AwaitedApproval | null;
   sequences: SequenceState;
   /** `null` only between `RunStarted` and the first `StageEntered` of the same commit. */
   current: StageState | null;

@@ -3,3 +3,4 @@ export { createWorkflowCatalog } from './catalog';
 export type { WorkflowCatalog } from './catalog';
 export { nextWorkflowStep } from './next-step';
 export { loadWorkflowDirectory, parseWorkflowFile } from './load';
+export * from './run';

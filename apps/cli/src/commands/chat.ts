@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { QAReport, RunEvent, UserMode } from '@stagecraft/contracts';
+import { createInterface } from 'node:readline/promises';
+import { ApprovalDecision, ApprovalPolicy, EventData, QAReport, RunEvent, UserMode } from '@stagecraft/contracts';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { foldRun } from '@stagecraft/run';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
@@ -16,6 +17,8 @@ export interface ChatFlags {
   conversation?: string;
   json?: boolean;
   timeout: number;
+  /** Which tool calls wait for a person; `never` (the default) sends no choice at all. */
+  approve?: ApprovalPolicy;
 }
 
 export interface ChatResult {
@@ -28,10 +31,56 @@ export interface ChatResult {
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
+/** The exit code of a run left waiting for a person's approval (it stays in the store, waiting). */
+export const WAITING_EXIT_CODE = 3;
+
+/** The store every command uses when none is named. */
+const DEFAULT_STORE = 'sqlite:.stagecraft/events.db';
+
+type Approval = EventData<'ApprovalRequested'>;
+
+/**
+ * What a follower does when the run asks for an approval: ask the person at the terminal, stop (the run
+ * waits in the store for `stagecraft approve`), or keep following while another process answers.
+ */
+export type ApprovalHandling = { kind: 'ask'; requester: Requester } | { kind: 'stop' } | { kind: 'follow' };
+
+/** On a terminal the person is asked; otherwise the embedded system stops and a distributed one is followed. */
+export function approvalHandling(config: ShellConfig, requester: Requester): ApprovalHandling {
+  if (process.stdin.isTTY) return { kind: 'ask', requester };
+  return config.natsUrl ? { kind: 'follow' } : { kind: 'stop' };
+}
+
+/** `y`/`yes` approves; an empty answer or `n`/`no` denies; any other text denies with that text as the reason. */
+export function readApprovalAnswer(text: string): { decision: ApprovalDecision; reason?: string } {
+  const answer = text.trim();
+  if (/^(y|yes)$/i.test(answer)) return { decision: 'approve' };
+  if (answer === '' || /^(n|no)$/i.test(answer)) return { decision: 'deny' };
+  return { decision: 'deny', reason: answer };
+}
+
+async function askAtTerminal(runId: string, approval: Approval, requester: Requester): Promise<void> {
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const { decision, reason } = readApprovalAnswer(await terminal.question(`Allow ${approval.summary}? [y/N/reason] `));
+    await requester.request('approval.answer', { id: runId, approvalId: approval.approvalId, decision, reason });
+  } finally {
+    terminal.close();
+  }
+}
+
+/** How to answer a waiting run from another process (the same store, unless a distributed system answers). */
+export function answerHint(runId: string, root: string, config: ShellConfig): string {
+  const store = config.store === DEFAULT_STORE ? '' : ` --store ${config.store}`;
+  return `answer with: stagecraft approve ${runId} [--deny --reason TEXT] --root ${root}${store}`;
+}
+
 /** A system to talk to: a running distributed one over NATS, or all six services started in this process. */
 export async function connectSystem(
   config: ShellConfig,
   json: boolean,
+  /** `resume`: the embedded system goes on with unfinished runs and workflows (default: it leaves them). */
+  options: { resume?: boolean } = {},
 ): Promise<{ bus: MessageBus; requester: Requester; close(): Promise<void> }> {
   const logger = pino({ level: config.logLevel }, pino.destination(2));
   let bus: MessageBus;
@@ -44,7 +93,7 @@ export async function connectSystem(
     const model = await chooseModel(process.env, logger);
     if (!json) write(`stagecraft: embedded, store ${config.store}, model: ${model.describe}`);
     const host = await startHost({
-      definitions: allServices({ gateway: model.gateway, resume: false }),
+      definitions: allServices({ gateway: model.gateway, resume: options.resume ?? false }),
       transport: 'inproc',
       store: config.store,
       config,
@@ -61,37 +110,50 @@ export async function connectSystem(
 }
 
 /** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
-export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & { failed: boolean }> {
+export async function chat(
+  message: string,
+  flags: ChatFlags,
+  config: ShellConfig,
+): Promise<ChatResult & { failed: boolean; waiting: Approval | null }> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const runId = randomUUID();
-    return await followRun(system.bus, config.prefix, runId, flags, () =>
+    const projectRoot = resolve(flags.root);
+    const approve = flags.approve && flags.approve !== 'never' ? { approve: flags.approve } : {};
+    const approvals = approvalHandling(config, system.requester);
+    const result = await followRun(system.bus, config.prefix, runId, { ...flags, approvals }, () =>
       system.requester.request('conversation.send', {
         runId,
         conversationId: flags.conversation,
         message,
         userMode: flags.mode,
         reasoningEnabled: Boolean(flags.reasoning),
-        projectRoot: resolve(flags.root),
+        projectRoot,
+        ...approve,
       }),
     );
+    if (result.waiting && !flags.json) write(answerHint(runId, projectRoot, config));
+    return result;
   } finally {
     await system.close();
   }
 }
 
 /**
- * Follows a run live from its first event, printing each (or its JSON), after `start` has asked for
- * it; then the result, the run folded the one way every reader folds it.
+ * Follows a run live, printing each event (or its JSON), after `start` has asked for it; then the
+ * result, the run folded the one way every reader folds it (or, when the feed began after the run
+ * started, as its end says). An approval the run asks for is handled as `approvals` says; when the
+ * follower stops there, the result says what the run waits for.
  */
 export async function followRun<R extends { conversationId: string }>(
   bus: MessageBus,
   prefix: string,
   runId: string,
-  flags: { json?: boolean; timeout: number },
+  flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling },
   start: () => Promise<R>,
-): Promise<ChatResult & Omit<R, keyof ChatResult> & { failed: boolean }> {
+): Promise<ChatResult & Omit<R, keyof ChatResult> & { failed: boolean; waiting: Approval | null }> {
   const events: RunEvent[] = [];
+  const approvals = flags.approvals ?? { kind: 'follow' };
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<RunEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
@@ -103,6 +165,9 @@ export async function followRun<R extends { conversationId: string }>(
         if (line) write(line);
       }
       if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
+      if (event.type !== 'ApprovalRequested') return;
+      if (approvals.kind === 'stop') resolveEnd(event);
+      else if (approvals.kind === 'ask') askAtTerminal(runId, event.data, approvals.requester).catch(reject);
     });
   });
   await bus.flush();
@@ -113,15 +178,19 @@ export async function followRun<R extends { conversationId: string }>(
   const last = await ended.finally(() => clearTimeout(timer));
   // The live feed is the run's own events, so the result is the run folded the one way every reader folds it.
   const run = foldRun(events);
+  const completed = last.type === 'RunCompleted' ? last.data : null;
+  const reviewed = events.filter((e) => e.type === 'QAReportIssued').at(-1);
   const result = {
     ...reply,
     runId,
     conversationId: reply.conversationId,
-    deliveryState: run.status === 'completed' ? run.deliveryState : null,
-    answer: run.status === 'completed' ? run.answer : null,
-    qaReport: run.status === 'new' ? null : run.qaReport,
+    deliveryState: run.status === 'completed' ? run.deliveryState : (completed?.deliveryState ?? null),
+    answer: run.status === 'completed' ? run.answer : (completed?.answer ?? null),
+    qaReport: run.status === 'new' ? (reviewed?.type === 'QAReportIssued' ? reviewed.data.report : null) : run.qaReport,
   };
-  if (flags.json) write(JSON.stringify(result));
+  const waiting = last.type === 'ApprovalRequested' ? last.data : null;
+  if (flags.json) write(JSON.stringify(waiting ? { ...result, pendingApproval: waiting } : result));
   else if (result.answer !== null) write(`\n${result.answer}\n`);
-  return { ...result, failed: last.type === 'RunFailed' };
+  else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
+  return { ...result, failed: last.type === 'RunFailed', waiting };
 }

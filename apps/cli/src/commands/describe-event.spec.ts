@@ -39,4 +39,43 @@ describe('describeEvent', () => {
     };
     expect(describeEvent(requested)).toBe('  → asked scripted (3 messages, ~120 tokens)');
   });
+
+  it('tells what waits for approval and how it was answered', () => {
+    const asked: StagecraftEvent = {
+      type: 'ApprovalRequested',
+      data: { approvalId: 'r1.m2.c1.approval', kind: 'tool_call', summary: 'write_file NOTES.md', callId: 'r1.m2.c1', tool: 'write_file' },
+      metadata,
+    };
+    expect(describeEvent(asked)).toBe('  ⏸ waiting for approval: write_file NOTES.md');
+    expect(describeEvent({ type: 'ApprovalGiven', data: { approvalId: 'a1' }, metadata })).toBe('  ✓ approved');
+    expect(describeEvent({ type: 'ApprovalDenied', data: { approvalId: 'a1', reason: 'not now' }, metadata })).toBe('  ⊘ denied: not now');
+  });
+
+  it("gives a workflow's steps one line each", () => {
+    const contextId = 'w1/discovery-agent/001/2026-11-21T00:00:00Z';
+    const lines = [
+      describeEvent({ type: 'PhaseStarted', data: { phase: 'discovery', round: 1 }, metadata }),
+      describeEvent({
+        type: 'AgentReturned',
+        data: { agentId: 'a-1', runId: 'w1.a-1.1', contextId, outcome: 'completed', output: '{}' },
+        metadata,
+      }),
+      describeEvent({
+        type: 'WorktreesMerged',
+        data: {
+          phase: 'tickets',
+          merged: [{ agentId: 'a-1', files: ['x.ts', 'y.ts'] }],
+          conflicts: [{ path: 'z.ts', agentIds: ['a-1', 'a-2'] }],
+        },
+        metadata,
+      }),
+      describeEvent({ type: 'WorkflowFailed', data: { code: 'LIMIT_EXCEEDED', reason: 'too many reruns' }, metadata }),
+    ];
+    expect(lines).toEqual([
+      '▶ phase discovery',
+      '  ← a-1 completed',
+      '  ⇉ merged 2 files, 1 conflict',
+      '✘ workflow failed: LIMIT_EXCEEDED too many reruns',
+    ]);
+  });
 });

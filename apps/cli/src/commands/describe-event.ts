@@ -51,6 +51,34 @@ export function describeEvent(event: StagecraftEvent): string | null {
       const { method, replaced, tokensBefore, tokensAfter } = event.data;
       return `  history compacted (${method}): ${replaced} messages summarised, ~${tokensBefore} → ~${tokensAfter} tokens`;
     }
+    case 'ApprovalRequested':
+      return `  ⏸ waiting for approval: ${clip(event.data.summary, 120)}`;
+    case 'ApprovalGiven':
+      return `  ✓ approved${event.data.note ? `: ${clip(event.data.note, 80)}` : ''}`;
+    case 'ApprovalDenied':
+      return `  ⊘ denied${event.data.reason ? `: ${clip(event.data.reason, 80)}` : ''}`;
+    // A workflow's own stream: one line per step of the workflow.
+    case 'WorkflowStarted':
+      return `workflow ${event.data.workflowId} (${event.data.kind}) in ${event.data.projectRoot}: ${clip(event.data.goal, 80)}`;
+    case 'PhaseStarted':
+      return `▶ phase ${event.data.phase}${event.data.round > 1 ? ` (round ${event.data.round})` : ''}`;
+    case 'AgentDispatched':
+      return `  → ${event.data.agentType} ${event.data.agentId}${event.data.attempt > 1 ? ` (attempt ${event.data.attempt})` : ''}: ${clip(event.data.assignedGoal, 70)}`;
+    case 'AgentReturned':
+      return `  ← ${event.data.agentId} ${event.data.outcome}${event.data.error ? `: ${clip(event.data.error.message, 70)}` : ''}`;
+    case 'PhaseConsolidated':
+      return `  ■ ${event.data.phase}: ${event.data.decisionType} ${clip(event.data.rationale, 80)}`;
+    case 'PhaseRerouted':
+      return `  ↺ back from ${event.data.from} to ${event.data.to}: ${clip(event.data.reason, 80)}`;
+    case 'WorktreesMerged': {
+      const files = event.data.merged.reduce((n, m) => n + m.files.length, 0);
+      const conflicts = event.data.conflicts.length;
+      return `  ⇉ merged ${files} file${files === 1 ? '' : 's'}${conflicts ? `, ${conflicts} conflict${conflicts === 1 ? '' : 's'}` : ''}`;
+    }
+    case 'WorkflowCompleted':
+      return `✔ workflow completed: ${clip(event.data.summary, 90)}`;
+    case 'WorkflowFailed':
+      return `✘ workflow failed: ${event.data.code} ${event.data.reason}`;
     // Not on a run's stream: the tool service's own record of a call, memories, prompt bodies.
     case 'ToolExecutionStarted':
     case 'ToolExecutionFinished':

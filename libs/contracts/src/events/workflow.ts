@@ -16,6 +16,8 @@ export const workflowEventSchemas = {
   WorkflowStarted: z.object({
     workflowId: Id,
     kind: z.enum(['phases', 'steps']),
+    /** The context id the workflow's own input (its goal) is known by: `{workflowId}/workflow/001/{startedAt}`. */
+    rootContextId: ContextIdString,
     goal: NonBlank,
     projectRoot: NonBlank,
     phases: z.array(PhaseName).default([]),

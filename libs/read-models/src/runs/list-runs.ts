@@ -8,9 +8,9 @@ export interface Idleness {
   idleMs: number;
 }
 
-/** Started, never ended, and nothing happened to it for longer than the threshold. */
+/** Started, never ended, not waiting for a person, and nothing happened to it for longer than the threshold. */
 export const isStuck = (run: RunRecord, { now, idleMs }: Idleness): boolean =>
-  run.status === 'running' && now.getTime() - Date.parse(run.updatedAt) > idleMs;
+  run.status === 'running' && !run.pendingApproval && now.getTime() - Date.parse(run.updatedAt) > idleMs;
 
 export interface RunsQuery {
   status?: RunRecord['status'];

@@ -11,7 +11,7 @@ import {
   stageEntered,
   usage,
 } from '../log.spec-helper';
-import { runOf } from './list-runs';
+import { isStuck, runOf } from './list-runs';
 import { QA_MODEL, UNKNOWN_MODEL, runsModel } from './runs';
 
 const CONTEXT = 'r1/main/001/2026-11-01T10:00:00Z';
@@ -214,5 +214,37 @@ describe('the runs view', () => {
     expect(view.started).toEqual(['constructor']);
     expect(runOf(view, 'constructor')).toMatchObject({ runId: 'constructor', tokens: { 'gpt-a': usage(1, 1) } });
     expect(runOf(view, 'valueOf')).toBeNull();
+  });
+
+  it('given a tool call that waits for a person, then the entry shows what waits, the run is not stuck, and an answer clears it', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', { ...runStarted('r1'), approve: 'writes' });
+    r1('StageEntered', stageEntered('act', CONTEXT), at(1));
+    const asked = {
+      approvalId: 'r1.m1.c1.approval',
+      kind: 'tool_call' as const,
+      summary: 'write_file NOTES.md',
+      callId: 'r1.m1.c1',
+      tool: 'write_file' as const,
+    };
+    r1('ApprovalRequested', asked, at(2));
+    const waiting = runOf(fold(runsModel, log.events), 'r1');
+    expect(waiting).toMatchObject({ status: 'running', updatedAt: at(2), pendingApproval: { ...asked, requestedAt: at(2) } });
+    expect(isStuck(waiting!, { now: new Date(Date.parse(at(3600))), idleMs: 1_000 })).toBe(false);
+    r1('ApprovalGiven', { approvalId: asked.approvalId }, at(3));
+    const answered = runOf(fold(runsModel, log.events), 'r1');
+    expect(answered).toMatchObject({ status: 'running', updatedAt: at(3) });
+    expect(answered).not.toHaveProperty('pendingApproval');
+    expect(isStuck(answered!, { now: new Date(Date.parse(at(3600))), idleMs: 1_000 })).toBe(true);
+  });
+
+  it('given a run that ends while it waits, then nothing waits any more', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('ApprovalRequested', { approvalId: 'a1', kind: 'tool_call', summary: 'run_command npm test', callId: 'c1' }, at(1));
+    r1('RunFailed', { code: 'INTERNAL', reason: 'stopped' }, at(2));
+    expect(runOf(fold(runsModel, log.events), 'r1')).not.toHaveProperty('pendingApproval');
   });
 });

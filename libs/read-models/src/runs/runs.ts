@@ -59,9 +59,16 @@ function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStar
   };
 }
 
+/** The entry without a pending approval: the approval was answered, or the run ended. */
+function answered(next: RunEntry): RunEntry {
+  const { pendingApproval: _answered, ...rest } = next;
+  return rest;
+}
+
 /** Only a running run ends, and it ends once; either way no request of it is still waited for. */
 function end(next: RunEntry, status: 'completed' | 'failed'): boolean {
   next.open = {};
+  delete next.pendingApproval;
   if (next.status !== 'running') return false;
   next.status = status;
   next.endedAt = next.updatedAt;
@@ -113,6 +120,13 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
     case 'RunFailed':
       if (end(next, 'failed')) next.failure = { code: event.data.code, reason: event.data.reason };
       return next;
+    case 'ApprovalRequested':
+      // A tool call waits for a person: the run is waiting, not stuck.
+      if (event.data.callId !== undefined) next.pendingApproval = { ...event.data, requestedAt: event.metadata.occurredAt };
+      return next;
+    case 'ApprovalGiven':
+    case 'ApprovalDenied':
+      return run.pendingApproval?.approvalId === event.data.approvalId ? answered(next) : next;
     case 'RunStarted':
     case 'ReasoningRecorded':
     case 'InstructionIssued':
@@ -130,7 +144,8 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
 
 /**
  * The run events whose data the view reads, and the tool results: every commit of a run holds at least
- * one of them (a stage entry, a model step, a tool result, a check, the end), so `updatedAt` is still the
+ * one of them (a stage entry, a model step, a tool result, an approval asked for or answered, a check,
+ * the end), so `updatedAt` is still the
  * time of the run's latest commit. Messages, reasoning and tool requests, the bulk of a log, are never
  * read or parsed for this view.
  */
@@ -144,12 +159,16 @@ const RUN_STEPS = [
   'ToolCallRejected',
   'DeliveryChecked',
   'QAReportIssued',
+  'ApprovalRequested',
+  'ApprovalGiven',
+  'ApprovalDenied',
   'RunCompleted',
   'RunFailed',
 ] as const satisfies readonly (typeof runEvents.types)[number][];
 
 /**
- * Every run: status, stage, times, model calls and tokens by model, delivery, QA verdict, failure.
+ * Every run: status, stage, times, model calls and tokens by model, delivery, QA verdict, failure,
+ * and the approval a running run waits for.
  * `updatedAt` is the time of the run's latest commit (`RUN_STEPS`). The fold
  * owns its view: it replaces one run's entry in place and appends to `started` (copying every run per
  * event would make a rebuild quadratic), and never changes an entry it has handed out. Events of a run

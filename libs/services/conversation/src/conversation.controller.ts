@@ -34,7 +34,7 @@ export class ConversationController {
   async send(@Payload() request: ConversationSendRequest, @Ctx() context: RequestContext): Promise<ConversationSendReply> {
     // Refused before anything is stored: a run must start in a directory that exists.
     await checkProjectRoot(request.projectRoot, this.ports.projectRoots);
-    const { projectRoot, userMode, reasoningEnabled, message } = request;
+    const { projectRoot, userMode, reasoningEnabled, message, approve } = request;
     const runId = request.runId ?? this.ports.newId();
     const conversationId = request.conversationId ?? this.ports.newId();
     const knowledge = new RunKnowledge(this.ports);
@@ -60,6 +60,7 @@ export class ConversationController {
       historyThrough: last ? Number(last.revision) : undefined,
       compaction: this.ports.compaction ?? undefined,
       limits: this.ports.limits,
+      approve,
       prior,
       at: this.ports.clock().toISOString(),
     };

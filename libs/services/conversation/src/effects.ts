@@ -32,7 +32,8 @@ const MAX_NEEDS_PER_DECISION = 8;
 export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new RunKnowledge(ports)): Promise<void> {
   for (;;) {
     const step = nextStep(log.state);
-    if (step.kind === 'finished') return;
+    // A run that waits for a person stays running; an answer (`approval.answer`) drives it on.
+    if (step.kind === 'finished' || step.kind === 'await_approval') return;
     let observed: Observed;
     try {
       observed = await perform(ports, log.state, step);
@@ -68,7 +69,11 @@ interface Observed {
   causationId?: string;
 }
 
-async function perform(ports: DriverPorts, state: RunState, step: Exclude<RunStep, { kind: 'finished' }>): Promise<Observed> {
+async function perform(
+  ports: DriverPorts,
+  state: RunState,
+  step: Exclude<RunStep, { kind: 'finished' | 'await_approval' }>,
+): Promise<Observed> {
   switch (step.kind) {
     case 'call_model':
       return { input: await callModel(ports, state, step.plan), causationId: step.plan.requestId };

@@ -1,6 +1,6 @@
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EVENT_TYPES, StagecraftError, toErrorReply } from '@stagecraft/contracts';
-import { EventStore, RunningProcessor, startProcessor } from '@stagecraft/event-store';
+import { EventStore, ProcessorFailure, RunningProcessor, startProcessor } from '@stagecraft/event-store';
 import { cachedRequests } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
@@ -8,12 +8,15 @@ import { CompactionSettings } from '@stagecraft/contracts';
 import { DEFAULT_COMPACTION } from '@stagecraft/context';
 import { compactionFromEnv } from './compaction-config';
 import { EVENT_STORE, SHELL_CONFIG, ServiceDefinition, ShellPorts } from '@stagecraft/service-shell';
+import { ApprovalController } from './approval.controller';
 import { ConversationController } from './conversation.controller';
 import { DriverPorts } from './driver-ports';
 import { runFollowUp } from './processors/run-follow-up';
 import { RunController } from './run.controller';
 import { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, MODEL_GATEWAY, RUN_REGISTRY } from './tokens';
+import { WorkflowController } from './workflow/workflow.controller';
+import { workflowFollowUp } from './workflow/workflow-follow-up';
 
 export { RunRegistry } from './run-registry';
 export { RUN_REGISTRY } from './tokens';
@@ -21,6 +24,7 @@ export { activeRunsProjection } from './active-runs';
 export { earlierTurns } from './run-log';
 export { restoreRequests, type RestoredRequest } from './prompt-bodies';
 export { RUN_FOLLOW_UP, runFollowUp } from './processors/run-follow-up';
+export { WORKFLOW_FOLLOW_UP, workflowFollowUp } from './workflow/workflow-follow-up';
 
 export interface ConversationOptions {
   /** A gateway built by the caller (the CLI points it at the scripted server); default: from OPENAI_* / STAGECRAFT_MODEL. */
@@ -38,6 +42,7 @@ export interface ConversationOptions {
  */
 class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   private followUp?: RunningProcessor;
+  private workflows?: RunningProcessor;
 
   constructor(
     private readonly ports: DriverPorts,
@@ -47,28 +52,29 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     const { logger } = this.ports;
-    this.followUp = await startProcessor(this.ports.store, this.ports.store.checkpoints, runFollowUp(this.ports), {
-      onError: ({ during, error, attempt, retryInMs, event }) =>
+    const onError =
+      (processor: string) =>
+      ({ during, error, attempt, retryInMs, event }: ProcessorFailure) =>
         logger.error(
-          {
-            processor: 'run-follow-up',
-            during,
-            attempt,
-            retryInMs,
-            eventId: event?.id,
-            type: event?.type,
-            err: toErrorReply(error).message,
-          },
-          'run follow-up failed; trying again',
-        ),
+          { processor, during, attempt, retryInMs, eventId: event?.id, type: event?.type, err: toErrorReply(error).message },
+          `${processor} failed; trying again`,
+        );
+    this.followUp = await startProcessor(this.ports.store, this.ports.store.checkpoints, runFollowUp(this.ports), {
+      onError: onError('run-follow-up'),
     });
     await this.followUp.caughtUp;
-    if (this.resume) await this.registry.resumeUnfinished();
+    if (!this.resume) return this.registry.startRecovery();
+    await this.registry.resumeUnfinished();
     this.registry.startRecovery();
+    // Workflows go on from the log: their agents' runs were resumed above like any run.
+    this.workflows = await startProcessor(this.ports.store, this.ports.store.checkpoints, workflowFollowUp(this.ports, this.registry), {
+      onError: onError('workflow-follow-up'),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
     this.registry.close();
+    await this.workflows?.stop();
     await this.followUp?.stop();
   }
 }
@@ -90,7 +96,7 @@ function crashAfterCommit(env: ShellPorts['env']): DriverPorts['afterCommit'] {
 
 export function conversationModule(options: ConversationOptions = {}): new () => unknown {
   @Module({
-    controllers: [ConversationController, RunController],
+    controllers: [ConversationController, RunController, ApprovalController, WorkflowController],
     providers: [
       {
         provide: MODEL_GATEWAY,

@@ -39,8 +39,18 @@ export class RunRegistry {
     return done;
   }
 
-  /** Drives a stored run on from where its log stops: after a restart, or from the head a fork copied. */
+  /**
+   * Drives a stored run on from where its log stops: after a restart, from the head a fork copied, or
+   * after a person answered what it waits for. A run that waits (or has ended) is left as it is: its
+   * driver returns at once. A driver still winding down (a run that has just begun to wait) has not read
+   * what was appended since: the run is driven again once it stops.
+   */
   async resume(runId: string): Promise<void> {
+    const winding = this.running.get(runId);
+    if (winding) {
+      void winding.then(() => this.resume(runId));
+      return;
+    }
     void this.drive(await RunLog.open(this.ports, runId));
   }
 

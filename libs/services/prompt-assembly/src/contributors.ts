@@ -1,7 +1,16 @@
 import { previousAttemptContributor, upstreamContextContributor } from '@stagecraft/context';
-import { ContributorRegistry, createContributorRegistry, defaultContributors } from '@stagecraft/prompts';
+import { ContributorRegistry, createContributorRegistry, defaultContributors, workflowRoleContributor } from '@stagecraft/prompts';
+import type { PromptRepository } from '@stagecraft/prompts';
 
-/** The shared defaults, plus the sections that map an assemble request's upstream and previous-attempt context. */
-export function serviceContributors(): ContributorRegistry {
-  return createContributorRegistry([...defaultContributors().contributors, upstreamContextContributor, previousAttemptContributor]);
+/**
+ * The shared defaults, the role of a workflow agent (from the prompts in `repo`), and the sections that
+ * map an assemble request's upstream and previous-attempt context.
+ */
+export function serviceContributors(repo: PromptRepository): ContributorRegistry {
+  return createContributorRegistry([
+    ...defaultContributors().contributors,
+    workflowRoleContributor(repo),
+    upstreamContextContributor,
+    previousAttemptContributor,
+  ]);
 }

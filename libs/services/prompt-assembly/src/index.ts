@@ -28,7 +28,7 @@ export const DEFAULT_WORKFLOWS_DIR = join(__dirname, '..', '..', '..', '..', 'wo
       inject: [SHELL_CONFIG],
       useFactory: (shell: ShellPorts) => loadWorkflowDirectory(shell.env['STAGECRAFT_WORKFLOWS_DIR'] || DEFAULT_WORKFLOWS_DIR),
     },
-    { provide: CONTRIBUTORS, useFactory: serviceContributors },
+    { provide: CONTRIBUTORS, inject: [PROMPT_REPOSITORY], useFactory: serviceContributors },
   ],
 })
 export class PromptAssemblyModule {}

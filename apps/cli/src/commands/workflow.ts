@@ -1,0 +1,155 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApprovalPolicy, PhaseName, WorkflowView } from '@stagecraft/contracts';
+import { Requester } from '@stagecraft/messaging';
+import { ShellConfig } from '@stagecraft/service-shell';
+import { connectSystem } from './chat';
+
+export interface WorkflowFlags {
+  root: string;
+  phases?: PhaseName[];
+  reasoning?: boolean;
+  approve: ApprovalPolicy;
+  gate?: ('after-planning' | 'before-merge')[];
+  parallel?: number;
+  json?: boolean;
+  timeout: number;
+}
+
+/** How `workflow start|run` ended: 0 completed, 1 failed, 3 waiting for a person (embedded, not on a terminal). */
+export type WorkflowExit = 0 | 1 | 3;
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+/** `workflow start "<goal>"` and `workflow run <name>`: start, then follow to the end with live progress. */
+export async function startWorkflow(
+  start: { goal: string; workflow?: string },
+  flags: WorkflowFlags,
+  config: ShellConfig,
+): Promise<WorkflowExit> {
+  const system = await connectSystem(config, Boolean(flags.json), { resume: true });
+  try {
+    const { workflowId } = await system.requester.request('workflow.start', {
+      goal: start.goal,
+      projectRoot: resolve(flags.root),
+      ...(flags.phases ? { phases: flags.phases } : {}),
+      ...(start.workflow ? { workflow: start.workflow } : {}),
+      reasoningEnabled: Boolean(flags.reasoning),
+      approve: flags.approve,
+      gates: { afterPlanning: Boolean(flags.gate?.includes('after-planning')), beforeMerge: Boolean(flags.gate?.includes('before-merge')) },
+      limits: flags.parallel ? { maxParallelAgents: flags.parallel } : {},
+    });
+    if (!flags.json) write(`workflow ${workflowId}`);
+    return await followWorkflow(system.requester, workflowId, flags, Boolean(config.natsUrl), flags.root);
+  } finally {
+    await system.close();
+  }
+}
+
+/** One line per phase entry: how many of its agents run, are done and failed. */
+export function progressLine(phase: WorkflowView['phases'][number]): string {
+  const count = (test: (s: string) => boolean) => phase.agents.filter((a) => test(a.status)).length;
+  const running = count((s) => s === 'dispatched');
+  const done = count((s) => s === 'completed');
+  const failed = count((s) => s === 'failed' || s === 'invalid');
+  const decision = phase.decision ? ` → ${phase.decision.decisionType}` : '';
+  return `${phase.phase} (round ${phase.round}): ${running} running, ${done} done, ${failed} failed${decision}`;
+}
+
+/**
+ * Polls `workflow.get` and prints each phase's progress as it changes. A gate is asked on a terminal;
+ * elsewhere, embedded, the command stops (exit 3) and leaves the workflow waiting in the store.
+ */
+export async function followWorkflow(
+  requester: Requester,
+  workflowId: string,
+  flags: Pick<WorkflowFlags, 'json' | 'timeout'>,
+  distributed: boolean,
+  root: string,
+): Promise<WorkflowExit> {
+  const deadline = Date.now() + flags.timeout;
+  const printed = new Map<string, string>();
+  let asked: string | null = null;
+  for (;;) {
+    const view = await requester.request('workflow.get', { workflowId });
+    if (!flags.json)
+      view.phases.forEach((phase, index) => {
+        const line = progressLine(phase);
+        if (printed.get(`${index}`) !== line) write(`  ${line}`);
+        printed.set(`${index}`, line);
+      });
+    if (view.status === 'completed' || view.status === 'failed') {
+      if (flags.json) write(JSON.stringify(view));
+      else if (view.status === 'completed') write(`✔ completed: ${view.summary ?? ''}`);
+      else write(`✘ failed (${view.failure?.code}): ${view.failure?.reason}`);
+      return view.status === 'completed' ? 0 : 1;
+    }
+    const pending = view.pendingApproval;
+    if (pending && asked !== pending.approvalId) {
+      asked = pending.approvalId;
+      if (process.stdin.isTTY && process.stdout.isTTY) {
+        const answer = await ask(`Allow: ${pending.summary}? [y/N/reason] `);
+        const approve = /^y(es)?$/i.test(answer.trim());
+        await requester.request('approval.answer', {
+          id: workflowId,
+          approvalId: pending.approvalId,
+          decision: approve ? 'approve' : 'deny',
+          ...(!approve && answer.trim() && !/^n(o)?$/i.test(answer.trim()) ? { reason: answer.trim() } : {}),
+        });
+      } else if (!distributed) {
+        if (flags.json) write(JSON.stringify(view));
+        else {
+          write(`⏸ waiting for approval: ${pending.summary}`);
+          write(`answer with: stagecraft approve ${workflowId} [--deny --reason TEXT] --root ${root}`);
+        }
+        return 3;
+      } else if (!flags.json) write(`⏸ waiting for approval: ${pending.summary} (stagecraft approve ${workflowId})`);
+    }
+    if (Date.now() > deadline) {
+      write(`✘ gave up after ${flags.timeout} ms; the workflow goes on: stagecraft workflow show ${workflowId}`);
+      return 1;
+    }
+    await sleep(250);
+  }
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+/** `workflow show <id>`: the tree of phases → agents → runs. */
+export function formatWorkflowTree(view: WorkflowView): string {
+  const lines = [`workflow ${view.workflowId} (${view.kind}) ${view.status}: ${view.goal}`];
+  view.phases.forEach((phase, p) => {
+    const lastPhase = p === view.phases.length - 1;
+    lines.push(`${lastPhase ? '└─' : '├─'} ${progressLine(phase)}`);
+    phase.agents.forEach((agent, a) => {
+      const bar = lastPhase ? '   ' : '│  ';
+      const branch = a === phase.agents.length - 1 ? '└─' : '├─';
+      const summary = agent.summary ? `: ${agent.summary}` : '';
+      lines.push(
+        `${bar}${branch} ${agent.agentId} [${agent.role}, ${agent.agentType}] attempt ${agent.attempt} ${agent.status} → run ${agent.runId}${summary}`,
+      );
+    });
+  });
+  if (view.pendingApproval) lines.push(`⏸ waiting for approval ${view.pendingApproval.approvalId}: ${view.pendingApproval.summary}`);
+  if (view.summary) lines.push(`summary: ${view.summary}`);
+  if (view.failure) lines.push(`failed (${view.failure.code}): ${view.failure.reason}`);
+  return lines.join('\n');
+}
+
+export async function showWorkflow(workflowId: string, flags: { json?: boolean }, config: ShellConfig): Promise<void> {
+  const system = await connectSystem(config, true);
+  try {
+    const view = await system.requester.request('workflow.get', { workflowId });
+    write(flags.json ? JSON.stringify(view) : formatWorkflowTree(view));
+  } finally {
+    await system.close();
+  }
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ApprovalPolicy,
+  ConversationId,
+  ConversationSendRequest,
+  NonBlank,
+  PendingApproval,
+  QAReport,
+  RequestOf,
+  RunEvent,
+  StagecraftError,
+  UserMode,
+} from '@stagecraft/contracts';
+import { subscribeRunEvents } from '@stagecraft/messaging';
+import { foldRun } from '@stagecraft/run';
+import { z } from 'zod';
+import type { McpContext } from './context';
+
+export const ChatArgs = z.object({
+  message: ConversationSendRequest.shape.message,
+  mode: UserMode.default('agent').describe('chat answers; agent may change the project'),
+  reasoning: z.boolean().default(false).describe('require reasoning on every step'),
+  root: NonBlank.optional().describe("the project the run works in; the server's --root when left out"),
+  conversationId: ConversationId.optional().describe('continue this conversation'),
+  approve: ApprovalPolicy.optional().describe('which tool calls wait for a person (answer with the approve tool)'),
+});
+export type ChatArgs = z.output<typeof ChatArgs>;
+
+export interface ChatToolResult {
+  runId: string;
+  conversationId: string;
+  /** `waiting`: a tool call waits for `approve`; `running`: still going when the tool stopped following it. */
+  status: 'completed' | 'failed' | 'waiting' | 'running';
+  deliveryState: string | null;
+  answer: string | null;
+  qaReport: QAReport | null;
+  pendingApproval: PendingApproval | null;
+  failure: { code: string; reason: string } | null;
+}
+
+/** The root a call works in: its own, or the server's default; a call without either is refused. */
+export function projectRootOf(context: McpContext, root: string | undefined): string {
+  const chosen = root ?? context.root;
+  if (!chosen)
+    throw new StagecraftError('VALIDATION', 'no project root: pass root, or start the server with --root', [
+      { path: ['root'], message: 'required when the server has no --root' },
+    ]);
+  return resolve(chosen);
+}
+
+/**
+ * Starts a run and follows its live feed until it ends, waits for an approval or the time runs out;
+ * the result is the run folded the one way every reader folds it.
+ */
+export async function chatTool(context: McpContext, args: ChatArgs): Promise<ChatToolResult> {
+  const runId = randomUUID();
+  const send = {
+    runId,
+    conversationId: args.conversationId,
+    message: args.message,
+    userMode: args.mode,
+    reasoningEnabled: args.reasoning,
+    projectRoot: projectRootOf(context, args.root),
+    ...(args.approve ? { approve: args.approve } : {}),
+  } satisfies RequestOf<'conversation.send'> & { approve?: ApprovalPolicy };
+  const events: RunEvent[] = [];
+  let settle: (outcome: 'ended' | 'waiting') => void = () => undefined;
+  const settled = new Promise<'ended' | 'waiting'>((done) => (settle = done));
+  const feed = subscribeRunEvents(context.bus, context.prefix, runId, (event) => {
+    events.push(event);
+    if (event.type === 'RunCompleted' || event.type === 'RunFailed') settle('ended');
+    else if (event.type === 'ApprovalRequested') settle('waiting');
+  });
+  const timer = new AbortController();
+  try {
+    await context.bus.flush();
+    const reply = await context.requester.request('conversation.send', send);
+    const outcome = await Promise.race([settled, sleep(context.chatTimeoutMs, 'running' as const, { signal: timer.signal })]);
+    const run = foldRun(events);
+    const view = outcome === 'waiting' ? (await context.requester.request('conversation.run.get', { runId })).run : null;
+    return {
+      runId,
+      conversationId: reply.conversationId,
+      status: outcome === 'running' ? 'running' : outcome === 'waiting' ? 'waiting' : run.status === 'completed' ? 'completed' : 'failed',
+      deliveryState: run.status === 'completed' ? run.deliveryState : null,
+      answer: run.status === 'completed' ? run.answer : null,
+      qaReport: run.status === 'new' ? null : run.qaReport,
+      pendingApproval: view?.pendingApproval ?? null,
+      failure: run.status === 'failed' ? run.failure : null,
+    };
+  } finally {
+    timer.abort();
+    feed.unsubscribe();
+  }
+}

@@ -1,0 +1,249 @@
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ConversationSendRequest } from '@stagecraft/contracts';
+import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
+import { Host, startHost } from '@stagecraft/service-shell';
+import { REPO_ROOT, eventually } from '@stagecraft/testing';
+
+const CLI = join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs');
+/** No model key: the server runs the built-in scripted model. */
+const env = (): Record<string, string> => {
+  const inherited = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[0] !== 'LOG_LEVEL' && entry[1] !== undefined,
+  );
+  return { ...Object.fromEntries(inherited), OPENAI_API_KEY: '', OPENAI_BASE_URL: '', NATS_URL: '' };
+};
+
+/** The conversation service serves workflows once its handlers are in; until then those tests wait. */
+const conversationHandles = (subject: string) =>
+  readdirSync(join(REPO_ROOT, 'libs', 'services', 'conversation', 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'))
+    .some((file) =>
+      readFileSync(join(REPO_ROOT, 'libs', 'services', 'conversation', 'src', file), 'utf8').includes(`@Handles('${subject}')`),
+    );
+const workflowsServed = conversationHandles('workflow.start') && conversationHandles('workflow.get');
+const runsWaitForApproval = 'approve' in ConversationSendRequest.shape;
+
+interface Connection {
+  client: Client;
+  close(): Promise<void>;
+}
+
+async function overStdio(args: string[]): Promise<Connection> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], env: env(), stderr: 'pipe' });
+  const client = new Client({ name: 'stagecraft-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+async function overHttp(args: string[]): Promise<Connection> {
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'mcp', '--http', '0', ...args], {
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const found = /serving MCP on (http:\/\/\S+)/.exec(stderr);
+      if (found) resolve(found[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`stagecraft mcp exited (${code}) before listening:\n${stderr}`)));
+  });
+  const client = new Client({ name: 'stagecraft-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return {
+    client,
+    async close() {
+      await client.close();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      // Stdout is the protocol on stdio; over HTTP nothing is printed there either.
+      expect(stdout).toBe('');
+    },
+  };
+}
+
+type Structured = Record<string, unknown>;
+const structured = (result: unknown) => (result as CallToolResult).structuredContent as Structured;
+
+describe.each([
+  ['stdio', overStdio],
+  ['Streamable HTTP', overHttp],
+])('stagecraft mcp over %s, embedded, with the scripted model', (_transport, connect) => {
+  let dir: string;
+  let project: string;
+  let mcp: Connection;
+  let subjects: Host;
+  let runId: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-mcp-'));
+    project = join(dir, 'sample-project');
+    cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
+    mcp = await connect(['--root', project, '--store', `sqlite:${join(dir, 'events.db')}`]);
+    // The subject itself, asked directly, for the tool's answer to be compared with.
+    subjects = await startHost({
+      definitions: [promptAssemblyService],
+      transport: 'inproc',
+      store: 'memory:',
+      config: { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await subjects?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the six tools, each with the JSON Schema of its arguments, and the two resource templates', async () => {
+    const { tools } = await mcp.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'approve',
+      'chat',
+      'run_status',
+      'workflow_next',
+      'workflow_start',
+      'workflow_status',
+    ]);
+    for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: 'object', properties: expect.any(Object) });
+    expect(tools.find((t) => t.name === 'workflow_next')?.inputSchema).toMatchObject({ required: ['workflowId'] });
+    const { resourceTemplates } = await mcp.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'stagecraft://runs/{runId}/timeline',
+      'stagecraft://workflows/{workflowId}/tree',
+    ]);
+  });
+
+  it('workflow_next answers exactly what the workflow.next subject answers', async () => {
+    for (const args of [
+      { workflowId: 'code-review', completedSteps: [] },
+      { workflowId: 'code-review', completedSteps: ['review-scope'] },
+    ]) {
+      const expected = JSON.stringify(await subjects.ports.requester.request('workflow.next', args));
+      const result = (await mcp.client.callTool({ name: 'workflow_next', arguments: args })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.content).toEqual([{ type: 'text', text: expected }]);
+      expect(JSON.stringify(result.structuredContent)).toBe(expected);
+    }
+  });
+
+  it('chat runs a whole conversation and answers with its result; run_status and the timeline show the same run', async () => {
+    const chat = structured(
+      await mcp.client.callTool({ name: 'chat', arguments: { message: 'What does this project do?', mode: 'chat' } }),
+    );
+    expect(chat).toMatchObject({
+      status: 'completed',
+      deliveryState: 'DONE',
+      runId: expect.any(String),
+      conversationId: expect.any(String),
+    });
+    expect(String(chat.answer).length).toBeGreaterThan(0);
+    expect(chat.qaReport).toMatchObject({ verdict: expect.any(String) });
+    runId = String(chat.runId);
+
+    const status = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId } }));
+    expect(status.run).toMatchObject({ runId, status: 'completed', userMode: 'chat', answer: chat.answer, pendingApproval: null });
+    const summary = await eventually(async () => {
+      const again = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId } }));
+      return again.summary ?? undefined;
+    }, 'the run in the runs view');
+    expect(summary).toMatchObject({ runId, status: 'completed', deliveryState: 'DONE' });
+
+    const { contents } = await mcp.client.readResource({ uri: `stagecraft://runs/${runId}/timeline` });
+    const [text, json] = contents as { mimeType: string; text: string }[];
+    expect(text.mimeType).toBe('text/plain');
+    expect(text.text).toContain('RunStarted');
+    expect(text.text).toContain('RunCompleted');
+    const { events } = JSON.parse(json.text) as { events: { type: string }[] };
+    expect(events[0].type).toBe('RunStarted');
+    expect(events.at(-1)?.type).toBe('RunCompleted');
+    expect(text.text.trim().split('\n')).toHaveLength(events.length);
+  }, 60_000);
+
+  it('answers bad arguments with isError and the structured error { code, message, issues }', async () => {
+    const badMode = (await mcp.client.callTool({ name: 'chat', arguments: { message: 'hi', mode: 'x' } })) as CallToolResult;
+    expect(badMode.isError).toBe(true);
+    expect(badMode.structuredContent).toMatchObject({
+      code: 'VALIDATION',
+      message: 'invalid arguments of chat',
+      issues: [{ path: ['mode'] }],
+    });
+    expect(badMode.content).toEqual([{ type: 'text', text: expect.stringContaining('mode') }]);
+
+    const badId = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId: 'bad id!' } }));
+    expect(badId).toMatchObject({ code: 'VALIDATION', issues: [{ path: ['runId'] }] });
+
+    // A request the service refuses comes back the same way: nothing waits in a finished run.
+    const refused = (await mcp.client.callTool({ name: 'approve', arguments: { id: runId, decision: 'approve' } })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ code: expect.any(String), message: expect.any(String), issues: expect.any(Array) });
+
+    const unknown = await mcp.client.readResource({ uri: 'stagecraft://runs/no-such-run/timeline' }).then(
+      () => null,
+      (error: { code: number; data: unknown }) => error,
+    );
+    expect(unknown).toMatchObject({ code: -32002, data: { code: 'NOT_FOUND' } });
+  });
+
+  (runsWaitForApproval ? it : it.skip)(
+    'chat with approve answers status waiting with the pending approval; approve lets the run finish',
+    async () => {
+      const chat = structured(
+        await mcp.client.callTool({
+          name: 'chat',
+          arguments: { message: 'Summarise this project in STAGECRAFT_NOTES.md', mode: 'agent', approve: 'writes' },
+        }),
+      );
+      expect(chat).toMatchObject({ status: 'waiting', pendingApproval: { kind: 'tool_call', approvalId: expect.any(String) } });
+      expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(false);
+      const answer = structured(await mcp.client.callTool({ name: 'approve', arguments: { id: chat.runId, decision: 'approve' } }));
+      expect(answer).toMatchObject({ id: chat.runId, target: 'run', decision: 'approve' });
+      await eventually(
+        async () => {
+          const status = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId: chat.runId } }));
+          return (status.run as { status: string }).status === 'completed' ? true : undefined;
+        },
+        'the approved run to complete',
+        { timeoutMs: 30_000 },
+      );
+      expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(true);
+    },
+    60_000,
+  );
+
+  (workflowsServed ? it : it.skip)(
+    'workflow_start starts a workflow; workflow_status and the tree resource show it',
+    async () => {
+      const started = structured(
+        await mcp.client.callTool({ name: 'workflow_start', arguments: { goal: 'Describe this project', phases: ['discovery'] } }),
+      );
+      expect(started).toMatchObject({ workflowId: expect.any(String) });
+      const workflowId = String(started.workflowId);
+      const view = structured(await mcp.client.callTool({ name: 'workflow_status', arguments: { workflowId } }));
+      expect(view).toMatchObject({ workflowId, kind: 'phases', goal: 'Describe this project', status: expect.any(String) });
+      const { contents } = await mcp.client.readResource({ uri: `stagecraft://workflows/${workflowId}/tree` });
+      const tree = JSON.parse((contents[0] as { text: string }).text) as { workflowId: string; phases: { agents: { run: unknown }[] }[] };
+      expect(tree).toMatchObject({ workflowId, phases: expect.any(Array) });
+      for (const agent of tree.phases.flatMap((p) => p.agents)) expect(agent.run).toMatchObject({ runId: expect.any(String) });
+
+      const badPhases = structured(
+        await mcp.client.callTool({ name: 'workflow_start', arguments: { goal: 'g', phases: ['tickets', 'discovery'] } }),
+      );
+      expect(badPhases).toMatchObject({ code: 'VALIDATION', issues: [{ path: ['phases'] }] });
+      const unknown = structured(await mcp.client.callTool({ name: 'workflow_status', arguments: { workflowId: 'no-such-workflow' } }));
+      expect(unknown).toMatchObject({ code: 'NOT_FOUND' });
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,35 @@
+import { ApprovalAnswerReply, ApprovalAnswerRequest, StagecraftError } from '@stagecraft/contracts';
+import { DriverPorts } from './driver-ports';
+import { decideAndAppend } from './effects';
+import { RunKnowledge } from './knowledge';
+import { RunLog } from './run-log';
+import type { RunRegistry } from './run-registry';
+
+/**
+ * A person's answer to what a run waits for: decided and appended as one commit, then the run is
+ * driven on. An answer that finds nothing waiting (answered already, or never asked) is a conflict and
+ * appends nothing.
+ */
+export async function answerRunApproval(
+  ports: DriverPorts,
+  registry: Pick<RunRegistry, 'resume'>,
+  request: ApprovalAnswerRequest,
+): Promise<ApprovalAnswerReply> {
+  const runId = request.id;
+  const log = await RunLog.open(ports, runId);
+  const state = log.state;
+  if (state.status === 'new') throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
+  const pending = state.status === 'running' ? state.pendingApproval : null;
+  if (!pending) throw new StagecraftError('CONFLICT', `run ${runId} waits for no approval`);
+  const approvalId = request.approvalId ?? pending.approvalId;
+  const { decision, reason } = request;
+  // The decider refuses an approval id that is not the pending one, before anything is appended.
+  await decideAndAppend(
+    ports,
+    log,
+    { type: 'ApprovalAnswered', approvalId, decision, reason, at: ports.clock().toISOString() },
+    new RunKnowledge(ports),
+  );
+  await registry.resume(runId);
+  return { id: runId, target: 'run', approvalId, decision };
+}

@@ -1,0 +1,92 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import {
+  ApprovalAnswerReply,
+  ApprovalAnswerRequest,
+  StagecraftError,
+  WorkflowGetReply,
+  WorkflowGetRequest,
+  WorkflowStartReply,
+  WorkflowStepsSnapshot,
+  WorkflowStartRequest,
+  WorkflowStep,
+} from '@stagecraft/contracts';
+import { Handles } from '@stagecraft/service-shell';
+import { checkProjectRoot } from '@stagecraft/tools';
+import { ParsedWorkflowStart, workflowView } from '@stagecraft/workflows';
+import type { z } from 'zod';
+import type { DriverPorts } from '../driver-ports';
+import { DRIVER_PORTS } from '../tokens';
+import { WorkflowLog } from './workflow-log';
+import { isolationFor } from './worktrees';
+
+/** Seed-004 workflows are short; a longer one is refused rather than walked forever. */
+const MAX_STEPS = 100;
+
+@Controller()
+export class WorkflowController {
+  constructor(@Inject(DRIVER_PORTS) private readonly ports: DriverPorts) {}
+
+  /** Starts a workflow and answers at once with its id; its agents are dispatched from the log. */
+  @Handles('workflow.start')
+  async start(@Payload() request: z.output<typeof WorkflowStartRequest>): Promise<WorkflowStartReply> {
+    const projectRoot = await checkProjectRoot(request.projectRoot, this.ports.projectRoots);
+    const workflowId = request.workflowId ?? this.ports.newId();
+    const [log, steps, isolation] = await Promise.all([
+      WorkflowLog.open(this.ports, workflowId),
+      request.workflow ? this.stepsOf(request.workflow) : Promise.resolve(undefined),
+      isolationFor(projectRoot),
+    ]);
+    if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `workflow ${workflowId} already exists`);
+    await log.decide({
+      type: 'WorkflowRequested',
+      workflowId,
+      request: request as ParsedWorkflowStart,
+      projectRoot,
+      isolation,
+      ...(steps ? { steps } : {}),
+      at: this.ports.clock().toISOString(),
+    });
+    return { workflowId };
+  }
+
+  @Handles('workflow.get')
+  async get(@Payload() request: WorkflowGetRequest): Promise<WorkflowGetReply> {
+    const log = await WorkflowLog.open(this.ports, request.workflowId);
+    if (log.state.status === 'new') throw new StagecraftError('NOT_FOUND', `no workflow ${request.workflowId}`);
+    return workflowView(log.state);
+  }
+
+  /** Seed 004: the steps as `workflow.next` serves them, walked once, so the workflow keeps the definition it started with. */
+  private async stepsOf(definitionId: string): Promise<WorkflowStepsSnapshot> {
+    const steps: WorkflowStep[] = [];
+    for (;;) {
+      const reply = await this.ports.requester.request('workflow.next', {
+        workflowId: definitionId,
+        completedSteps: steps.map((s) => s.id),
+      });
+      if (reply.isComplete || reply.step === null) break;
+      steps.push(reply.step);
+      if (steps.length > MAX_STEPS)
+        throw new StagecraftError('LIMIT_EXCEEDED', `workflow ${definitionId} has more than ${MAX_STEPS} steps`);
+    }
+    if (steps.length === 0) throw new StagecraftError('VALIDATION', `workflow ${definitionId} has no steps`);
+    return { definitionId, name: definitionId, steps };
+  }
+}
+
+/** `approval.answer` for an id that is a workflow's; null when no workflow has that id. */
+export async function answerWorkflowApproval(ports: DriverPorts, request: ApprovalAnswerRequest): Promise<ApprovalAnswerReply | null> {
+  const log = await WorkflowLog.open(ports, request.id);
+  const state = log.state;
+  if (state.status === 'new') return null;
+  const pending = state.pendingApproval;
+  await log.decide({
+    type: 'ApprovalAnswered',
+    ...(request.approvalId ? { approvalId: request.approvalId } : {}),
+    decision: request.decision,
+    ...(request.reason ? { reason: request.reason } : {}),
+    at: ports.clock().toISOString(),
+  });
+  return { id: request.id, target: 'workflow', approvalId: pending?.approvalId ?? request.approvalId ?? '', decision: request.decision };
+}

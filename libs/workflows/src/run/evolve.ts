@@ -1,0 +1,175 @@
+import { DelegationTemplate, EventData, StagecraftError, WorkflowEvent } from '@stagecraft/contracts';
+import { EMPTY_SEQUENCES, observeContextId, parseContextId } from '@stagecraft/context';
+import { assignmentQueue } from './assignments';
+import { PhaseEntry, StartedWorkflow, WorkflowState } from './state';
+
+/** A workflow event the decider chose, or one read back: `at` is its time when it is known. */
+export type WorkflowPendingEvent = { [T in WorkflowEvent['type']]: { type: T; data: EventData<T> } }[WorkflowEvent['type']];
+
+const started = (s: WorkflowState, type: string): StartedWorkflow => {
+  if (s.status === 'new') throw new StagecraftError('INVARIANT_VIOLATION', `${type} before WorkflowStarted`);
+  return s;
+};
+
+function withEntry(s: StartedWorkflow, change: (entry: PhaseEntry) => PhaseEntry): StartedWorkflow {
+  const entry = s.entries.at(-1);
+  if (entry === undefined) throw new StagecraftError('INVARIANT_VIOLATION', 'a phase event before any PhaseStarted');
+  return { ...s, entries: [...s.entries.slice(0, -1), change(entry)] };
+}
+
+/** Folds one event into the workflow's state. Pure. */
+export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent, at?: string): WorkflowState {
+  if (event.type === 'WorkflowStarted') {
+    const { rootContextId } = event.data;
+    return {
+      status: 'running',
+      start: event.data,
+      startedAt: parseContextId(rootContextId).timestamp,
+      entries: [],
+      runs: {},
+      consolidated: {},
+      routeBacks: 0,
+      dispatched: 0,
+      sequences: observeContextId(EMPTY_SEQUENCES, rootContextId),
+      pendingApproval: null,
+      answered: {},
+      events: 1,
+      summary: null,
+      failure: null,
+    };
+  }
+  const s = { ...started(state, event.type), events: started(state, event.type).events + 1 };
+  switch (event.type) {
+    case 'PhaseStarted': {
+      const entry: PhaseEntry = {
+        phase: event.data.phase,
+        round: event.data.round,
+        reruns: 0,
+        latest: {},
+        orchestrator: null,
+        workAgents: [],
+        collector: null,
+        queue: [],
+        merge: { status: 'none', conflicts: [] },
+        status: 'running',
+      };
+      return { ...s, entries: [...s.entries, entry] };
+    }
+    case 'AgentDispatched': {
+      const d = event.data;
+      const next = withEntry(s, (entry) => ({
+        ...entry,
+        latest: { ...entry.latest, [d.agentId]: d.runId },
+        orchestrator: d.role === 'orchestrator' || d.role === 'step' ? d.agentId : entry.orchestrator,
+        collector: d.role === 'collector' ? d.agentId : entry.collector,
+        workAgents: d.role === 'agent' && !entry.workAgents.includes(d.agentId) ? [...entry.workAgents, d.agentId] : entry.workAgents,
+        queue: d.role === 'agent' ? entry.queue.filter((q) => q.agentId !== d.agentId) : entry.queue,
+      }));
+      const round = next.entries.at(-1)?.round ?? 1;
+      return {
+        ...next,
+        dispatched: next.dispatched + 1,
+        sequences: observeContextId(next.sequences, d.contextId),
+        runs: {
+          ...next.runs,
+          [d.runId]: {
+            agentId: d.agentId,
+            phase: d.phase,
+            round,
+            role: d.role,
+            agentType: d.agentType,
+            contextId: d.contextId,
+            runId: d.runId,
+            attempt: d.attempt,
+            assignedGoal: d.assignedGoal,
+            upstream: d.upstream,
+            ...(d.previousAttempt ? { previousAttempt: d.previousAttempt } : {}),
+            ...(d.worktree ? { worktree: d.worktree } : {}),
+            status: 'dispatched',
+            dispatchedAt: parseContextId(d.contextId).timestamp,
+          },
+        },
+      };
+    }
+    case 'AgentReturned': {
+      const r = event.data;
+      const run = s.runs[r.runId];
+      if (run === undefined) throw new StagecraftError('INVARIANT_VIOLATION', `AgentReturned for ${r.runId}, which was never dispatched`);
+      const returned = {
+        ...s,
+        runs: {
+          ...s.runs,
+          [r.runId]: {
+            ...run,
+            status: r.outcome,
+            output: r.output,
+            ...(r.result !== undefined ? { result: r.result } : {}),
+            ...(r.error ? { error: r.error } : {}),
+          },
+        },
+      };
+      if (run.role !== 'orchestrator' || r.outcome !== 'completed') return returned;
+      const queue = assignmentQueue(r.result as DelegationTemplate, workAgentType(run.agentType));
+      return withEntry(returned, (entry) => ({ ...entry, queue }));
+    }
+    case 'PhaseConsolidated': {
+      const d = event.data;
+      const next = withEntry(s, (entry) => {
+        const decision = { decisionType: d.decisionType, rationale: d.rationale };
+        if (d.decisionType !== 'RERUN')
+          return { ...entry, decision, status: d.decisionType === 'ROUTE_BACK' ? entry.status : 'consolidated' };
+        const queue = d.rerunAgentIds.flatMap((agentId, index) => {
+          const runId = entry.latest[agentId];
+          const run = runId === undefined ? undefined : s.runs[runId];
+          return run ? [{ agentId, index, assignedGoal: run.assignedGoal, ...ticketOf(run) }] : [];
+        });
+        return { ...entry, decision, reruns: entry.reruns + 1, collector: null, queue };
+      });
+      const entry = next.entries.at(-1) as PhaseEntry;
+      const collectorRun = next.runs[entry.latest[d.agentId] ?? ''];
+      if (collectorRun === undefined) return next;
+      return {
+        ...next,
+        consolidated: { ...next.consolidated, [d.phase]: { contextId: collectorRun.contextId, result: collectorRun.result } },
+      };
+    }
+    case 'PhaseRerouted':
+      return { ...withEntry(s, (entry) => ({ ...entry, status: 'rerouted' })), routeBacks: s.routeBacks + 1 };
+    case 'WorktreesMerged':
+      return withEntry(s, (entry) => ({ ...entry, merge: { status: 'merged', conflicts: event.data.conflicts } }));
+    case 'ApprovalRequested':
+      return { ...s, status: 'waiting', pendingApproval: { ...event.data, ...(at ? { requestedAt: at } : {}) } };
+    case 'ApprovalGiven':
+      return { ...s, status: 'running', pendingApproval: null, answered: { ...s.answered, [event.data.approvalId]: 'given' } };
+    case 'ApprovalDenied': {
+      const denied = {
+        ...s,
+        status: 'running' as const,
+        pendingApproval: null,
+        answered: { ...s.answered, [event.data.approvalId]: 'denied' as const },
+      };
+      if (s.pendingApproval?.kind !== 'before_merge') return denied;
+      return withEntry(denied, (entry) => ({ ...entry, merge: { status: 'refused', conflicts: [], refusal: event.data.reason } }));
+    }
+    case 'WorkflowCompleted':
+      return { ...s, status: 'completed', summary: event.data.summary };
+    case 'WorkflowFailed':
+      return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+    default: {
+      const unreachable: never = event;
+      throw new StagecraftError('INTERNAL', `unknown workflow event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The work agents' type of the phase an orchestrator of `orchestratorType` leads. */
+export const workAgentType = (orchestratorType: string): string => orchestratorType.replace(/-orchestrator$/, '-agent');
+
+const ticketOf = (run: { upstream: readonly { kind: string }[] }): { ticketId?: string } => {
+  const ticket = run.upstream.find((u) => u.kind === 'ticket') as { ticket: { ticketId: string } } | undefined;
+  return ticket ? { ticketId: ticket.ticket.ticketId } : {};
+};
+
+export function foldWorkflow(events: readonly (WorkflowPendingEvent & { metadata?: { occurredAt?: string } })[]): WorkflowState {
+  return events.reduce<WorkflowState>((state, event) => evolveWorkflow(state, event, event.metadata?.occurredAt), { status: 'new' });
+}

@@ -1,0 +1,38 @@
+import { ApprovalDecision, ErrorCode, WorkflowStepsSnapshot } from '@stagecraft/contracts';
+import { z } from 'zod';
+import { WorkflowStartRequest } from '@stagecraft/contracts';
+
+export type ParsedWorkflowStart = z.output<typeof WorkflowStartRequest>;
+
+/** What the workflow's shell observed, in the past tense; `at` is when (the decider reads no clock). */
+export type WorkflowInput =
+  | {
+      type: 'WorkflowRequested';
+      workflowId: string;
+      request: ParsedWorkflowStart;
+      /** The project root, resolved and checked by the shell. */
+      projectRoot: string;
+      isolation: 'git-worktree' | 'copy';
+      /** A seed-004 workflow's steps, when the request names one. */
+      steps?: WorkflowStepsSnapshot;
+      at: string;
+    }
+  /** An agent's run ended: its answer, or why it failed. */
+  | {
+      type: 'AgentFinished';
+      runId: string;
+      outcome: 'completed' | 'failed';
+      answer: string;
+      failure?: { code: ErrorCode; reason: string };
+      at: string;
+    }
+  /** The ticket agents' copies were merged back into the project root. */
+  | {
+      type: 'WorktreesMerged';
+      merged: { agentId: string; files: string[] }[];
+      conflicts: { path: string; agentIds: string[] }[];
+      at: string;
+    }
+  | { type: 'ApprovalAnswered'; approvalId?: string; decision: ApprovalDecision; reason?: string; at: string }
+  /** The shell could not go on. */
+  | { type: 'WorkflowStopped'; fault: { code: ErrorCode; message: string }; at: string };

@@ -1,0 +1,101 @@
+import {
+  AgentRole,
+  AgentStatus,
+  ErrorCode,
+  EventData,
+  PendingApproval,
+  PreviousAttempt,
+  UpstreamContext,
+  WorkflowStatus,
+  Worktree,
+} from '@stagecraft/contracts';
+import { SequenceState } from '@stagecraft/context';
+
+export type WorkflowStart = EventData<'WorkflowStarted'>;
+
+/** One attempt of one agent: a run. */
+export interface AgentRun {
+  agentId: string;
+  phase: string;
+  round: number;
+  role: AgentRole;
+  agentType: string;
+  contextId: string;
+  runId: string;
+  attempt: number;
+  assignedGoal: string;
+  upstream: readonly UpstreamContext[];
+  previousAttempt?: PreviousAttempt;
+  worktree?: Worktree;
+  status: AgentStatus;
+  output?: string;
+  /** The checked document (completed runs of roles that answer one). */
+  result?: unknown;
+  error?: { message: string; issues: string[] };
+  /** The run's time of dispatch, for a previous attempt's `previousAttemptAt`. */
+  dispatchedAt: string;
+}
+
+/** A work agent an orchestrator asked for, not dispatched yet (the parallel limit holds it back). */
+export interface QueuedAgent {
+  agentId: string;
+  assignedGoal: string;
+  /** Its place among the delegation's assignments. */
+  index: number;
+  /** Ticket agents: the ticket they implement. */
+  ticketId?: string;
+}
+
+/** One entry into a phase (a phase is entered again after a ROUTE_BACK). */
+export interface PhaseEntry {
+  phase: string;
+  round: number;
+  /** RERUN decisions taken in this entry. */
+  reruns: number;
+  /** The current attempt of each agent of this entry, by agentId: orchestrator, work agents, collector. */
+  latest: Readonly<Record<string, string>>;
+  orchestrator: string | null;
+  workAgents: readonly string[];
+  collector: string | null;
+  queue: readonly QueuedAgent[];
+  /** Ticket phase: whether the agents' copies were merged back, and what conflicted. */
+  merge: {
+    status: 'none' | 'waiting' | 'merged' | 'refused';
+    conflicts: readonly { path: string; agentIds: string[] }[];
+    refusal?: string;
+  };
+  status: 'running' | 'consolidated' | 'rerouted';
+  decision?: { decisionType: string; rationale: string };
+}
+
+export interface WorkflowProgress {
+  start: WorkflowStart;
+  startedAt: string;
+  entries: readonly PhaseEntry[];
+  /** Every agent run, by run id. */
+  runs: Readonly<Record<string, AgentRun>>;
+  /** The latest accepted collector result of each phase, with its context id. */
+  consolidated: Readonly<Record<string, { contextId: string; result: unknown }>>;
+  /** Answers of the steps of a seed-004 workflow, in order. */
+  routeBacks: number;
+  dispatched: number;
+  sequences: SequenceState;
+  pendingApproval: PendingApproval | null;
+  /** Gates answered, by approval id. */
+  answered: Readonly<Record<string, 'given' | 'denied'>>;
+  events: number;
+  summary: string | null;
+  failure: { code: ErrorCode; reason: string } | null;
+}
+
+export type WorkflowState = { status: 'new' } | ({ status: Exclude<WorkflowStatus, 'waiting'> | 'waiting' } & WorkflowProgress);
+export type StartedWorkflow = Exclude<WorkflowState, { status: 'new' }>;
+
+export const initialWorkflowState = (): WorkflowState => ({ status: 'new' });
+
+export const currentEntry = (s: StartedWorkflow): PhaseEntry | null => s.entries.at(-1) ?? null;
+
+export const agentRun = (s: StartedWorkflow, entry: PhaseEntry, agentId: string): AgentRun | undefined => {
+  const runId = entry.latest[agentId];
+  return runId === undefined ? undefined : s.runs[runId];
+};

@@ -1,0 +1,37 @@
+import { WorkflowView } from '@stagecraft/contracts';
+import { StartedWorkflow } from './state';
+
+const firstLine = (text: string | undefined): string | undefined => text?.trim().split('\n')[0]?.slice(0, 200) || undefined;
+
+/** The `workflow.get` reply: phases → agents (each agent's latest attempt and the attempts before it) → runs. */
+export function workflowView(s: StartedWorkflow): WorkflowView {
+  return {
+    workflowId: s.start.workflowId,
+    kind: s.start.kind,
+    goal: s.start.goal,
+    projectRoot: s.start.projectRoot,
+    status: s.status,
+    phases: s.entries.map((entry) => ({
+      phase: entry.phase,
+      round: entry.round,
+      status: entry.status,
+      agents: Object.values(s.runs)
+        .filter((run) => run.phase === entry.phase && run.round === entry.round)
+        .map((run) => ({
+          agentId: run.agentId,
+          agentType: run.agentType,
+          role: run.role,
+          contextId: run.contextId,
+          runId: run.runId,
+          attempt: run.attempt,
+          status: run.status,
+          ...(run.status === 'completed' || run.error ? { summary: firstLine(run.error?.message ?? run.output) } : {}),
+        })),
+      ...(entry.decision ? { decision: entry.decision } : {}),
+    })),
+    pendingApproval: s.pendingApproval,
+    summary: s.summary,
+    failure: s.failure,
+    eventCount: s.events,
+  };
+}
