@@ -85,7 +85,7 @@ const parseMode = (value: string): UserMode => {
   return value;
 };
 
-const parseApprove = (value: string): ApprovalPolicy => {
+const parseApprovalPolicy = (value: string): ApprovalPolicy => {
   const parsed = ApprovalPolicy.safeParse(value);
   if (!parsed.success) throw new InvalidArgumentError('never, writes or commands');
   return parsed.data;
@@ -107,7 +107,7 @@ program
       '--approve <policy>',
       'never | writes | commands: which tool calls wait for your approval (asked at a terminal; otherwise exit 3 and answer with `stagecraft approve`)',
     )
-      .argParser(parseApprove)
+      .argParser(parseApprovalPolicy)
       .default('never'),
   )
   .option('--json', 'one JSON object per run event, then the result')
@@ -230,9 +230,9 @@ program
   .option('--root <dir>', 'the project root of tool calls that name none')
   .option(
     '--chat-timeout <ms>',
-    'how long the chat tool follows a run before answering with it still running',
+    'how long the chat tool follows a run before answering with it still running (below the usual 60 s request timeout of MCP clients)',
     (v) => Number.parseInt(v, 10),
-    600_000,
+    50_000,
   )
   .addOption(natsOption())
   .addOption(storeOption())

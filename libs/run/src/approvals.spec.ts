@@ -251,7 +251,8 @@ describe('an agent of a workflow: every prompt carries its brief', () => {
   it('assembles a recovery prompt with the brief too', () => {
     const knowledge = new ShellKnowledge();
     const state = given().after(startWith({ agent: brief }, true)).state;
-    const input = reply('')(state);
+    const when = reply('');
+    const input = typeof when === 'function' ? when(state) : when;
     const decision = decide(input, state, {
       limits: DEFAULT_RUN_LIMITS,
       knowledge: knowledge.learn(given().after(startWith({ agent: brief }, true)).events).view(true),

@@ -173,6 +173,8 @@ function inputFor(step: Exclude<RunStep, { kind: 'finished' }>, g: fc.GeneratorV
     }
     case 'resume':
       return { type: 'RunResumed', at: AT };
+    case 'await_approval':
+      return { type: 'ApprovalAnswered', approvalId: step.approval.approvalId, decision: 'approve', at: AT };
     default: {
       const unreachable: never = step;
       return unreachable;

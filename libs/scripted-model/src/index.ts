@@ -3,3 +3,7 @@ export { startScriptedModelServer } from './server';
 export { ScriptExhaustedError } from './script-cursor';
 export { embeddingVector, DEFAULT_EMBEDDING_DIMENSIONS } from './embeddings';
 export { demoScript } from './demo/demo-script';
+export { workflowScript } from './workflow/workflow-script';
+export type { WorkflowScriptOptions } from './workflow/workflow-script';
+export type { ScriptedDecision } from './workflow/documents';
+export { WORKFLOW_ROLE_LINE } from './workflow/read-workflow-request';

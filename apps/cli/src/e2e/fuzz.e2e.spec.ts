@@ -56,6 +56,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     projectRoot: '/tmp/fuzz-project',
   },
   'conversation.run.get': { runId: 'run-fuzz' },
+  'approval.answer': { id: 'run-fuzz', decision: 'deny', reason: 'not now' },
   'conversation.fork': { runId: 'run-fuzz', atRevision: 2, newRunId: 'run-fuzz-fork' },
   'policy.decide': { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } },
   'policy.table': { userMode: 'chat', reasoningEnabled: false, delegation: { depth: 2, chain: ['planner', 'reviewer'] } },

@@ -16,6 +16,7 @@ import {
 import { subscribeRunEvents } from '@stagecraft/messaging';
 import { foldRun } from '@stagecraft/run';
 import { z } from 'zod';
+import { describeEvent } from '../commands/describe-event';
 import type { McpContext } from './context';
 
 export const ChatArgs = z.object({
@@ -54,7 +55,7 @@ export function projectRootOf(context: McpContext, root: string | undefined): st
  * Starts a run and follows its live feed until it ends, waits for an approval or the time runs out;
  * the result is the run folded the one way every reader folds it.
  */
-export async function chatTool(context: McpContext, args: ChatArgs): Promise<ChatToolResult> {
+export async function chatTool(context: McpContext, args: ChatArgs, progress?: (message: string) => void): Promise<ChatToolResult> {
   const runId = randomUUID();
   const send = {
     runId,
@@ -70,6 +71,8 @@ export async function chatTool(context: McpContext, args: ChatArgs): Promise<Cha
   const settled = new Promise<'ended' | 'waiting'>((done) => (settle = done));
   const feed = subscribeRunEvents(context.bus, context.prefix, runId, (event) => {
     events.push(event);
+    const line = progress && describeEvent(event)?.trim();
+    if (line) progress?.(line);
     if (event.type === 'RunCompleted' || event.type === 'RunFailed') settle('ended');
     else if (event.type === 'ApprovalRequested') settle('waiting');
   });

@@ -139,9 +139,14 @@ describe.each([
   });
 
   it('chat runs a whole conversation and answers with its result; run_status and the timeline show the same run', async () => {
+    const heard: string[] = [];
     const chat = structured(
-      await mcp.client.callTool({ name: 'chat', arguments: { message: 'What does this project do?', mode: 'chat' } }),
+      await mcp.client.callTool({ name: 'chat', arguments: { message: 'What does this project do?', mode: 'chat' } }, undefined, {
+        onprogress: ({ message }) => void heard.push(String(message)),
+      }),
     );
+    // A client that asks for progress hears the run's steps as `stagecraft chat` prints them.
+    expect(heard).toEqual(expect.arrayContaining([expect.stringContaining('▶ act')]));
     expect(chat).toMatchObject({
       status: 'completed',
       deliveryState: 'DONE',

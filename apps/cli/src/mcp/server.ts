@@ -22,11 +22,21 @@ export function createMcpServer(context: McpContext): McpServer {
   server.registerCapabilities({ tools: {} });
   const schemas = TOOLS.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputJsonSchema(tool.input) }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: schemas }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+    // A client that sends a progress token hears each step of a long call (and may keep waiting on it).
+    const progressToken = request.params._meta?.progressToken;
+    let step = 0;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (message: string) =>
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
+              .catch(() => undefined);
     try {
-      const result = await tool.run(context, request.params.arguments);
+      const result = await tool.run(context, request.params.arguments, progress);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       return toolError(toErrorReply(error));

@@ -16,23 +16,26 @@ export interface McpTool {
   name: string;
   description: string;
   input: z.ZodType;
-  run(context: McpContext, args: unknown): Promise<Record<string, unknown>>;
+  /** `progress` is told what happens meanwhile, when the client asked to hear it. */
+  run(context: McpContext, args: unknown, progress?: Progress): Promise<Record<string, unknown>>;
 }
+
+export type Progress = (message: string) => void;
 
 function tool<S extends z.ZodType>(
   name: string,
   description: string,
   input: S,
-  call: (context: McpContext, args: z.output<S>) => Promise<object>,
+  call: (context: McpContext, args: z.output<S>, progress?: Progress) => Promise<object>,
 ): McpTool {
   return {
     name,
     description,
     input,
-    async run(context, args) {
+    async run(context, args, progress) {
       const parsed = input.safeParse(args ?? {});
       if (!parsed.success) throw validationError(parsed.error, `arguments of ${name}`);
-      return (await call(context, parsed.data)) as Record<string, unknown>;
+      return (await call(context, parsed.data, progress)) as Record<string, unknown>;
     },
   };
 }

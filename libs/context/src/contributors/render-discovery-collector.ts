@@ -47,7 +47,9 @@ export function renderDiscoveryCollector(result: DiscoveryCollectorResult): stri
     'Findings per query',
     queries
       .slice(0, MAX_QUERIES)
-      .map(([, f]) => `"${f.originalQuery}" (confidence ${f.confidenceScore.toFixed(2)}, ${f.results.length} files): ${firstLine(f.summary)}`),
+      .map(
+        ([, f]) => `"${f.originalQuery}" (confidence ${f.confidenceScore.toFixed(2)}, ${f.results.length} files): ${firstLine(f.summary)}`,
+      ),
     queries.length,
   );
   return lines.join('\n');

@@ -30,9 +30,14 @@ const ticketList = (tickets: readonly PlanningTicket[]): string[] =>
   tickets.flatMap((t) => ['', ...ticketLines(t, '####', MAX_LISTED_DESCRIPTION_CHARS)]);
 
 export function renderPlanning(result: PlanningAgentResult): string {
-  return [`### Planning result ${result.resultId}`, '', capped(result.summary, MAX_SUMMARY_CHARS), '', 'Tickets:', ...ticketList(result.tickets)].join(
-    '\n',
-  );
+  return [
+    `### Planning result ${result.resultId}`,
+    '',
+    capped(result.summary, MAX_SUMMARY_CHARS),
+    '',
+    'Tickets:',
+    ...ticketList(result.tickets),
+  ].join('\n');
 }
 
 /** The curation's order first, then any ticket it leaves out, in the order planned. */

@@ -42,7 +42,13 @@ const discoveryCollector = DiscoveryCollectorResult.parse({
   },
   recommendations: [
     { recommendationId: 'r-2', title: 'Document flags', description: 'README lists none.', priority: 'low' },
-    { recommendationId: 'r-1', title: 'Add --json', description: 'Output is text only.\nSecond line.', priority: 'high', relatedFilePaths: ['src/cli.ts'] },
+    {
+      recommendationId: 'r-1',
+      title: 'Add --json',
+      description: 'Output is text only.\nSecond line.',
+      priority: 'high',
+      relatedFilePaths: ['src/cli.ts'],
+    },
   ],
   querySpecificFindings: {
     flags: { originalQuery: 'where are flags parsed', confidenceScore: 0.8, summary: 'In src/cli.ts.' },
@@ -101,7 +107,9 @@ describe('upstream context of a workflow', () => {
 
   it('gives the discovery collector result by id: decision, curation, code map, recommendations by priority, findings', () => {
     const text = renderUpstream({ kind: 'discovery-collector', result: discoveryCollector }, 'planning-agent');
-    expect(text.startsWith(`### Discovery collector result ${id('discovery-collector', 2)}\n\nDecision: ADVANCE: Complete enough to plan.`)).toBe(true);
+    expect(
+      text.startsWith(`### Discovery collector result ${id('discovery-collector', 2)}\n\nDecision: ADVANCE: Complete enough to plan.`),
+    ).toBe(true);
     expect(text).toContain('Discovery for planning and tickets:\n\nChange src/cli.ts only.');
     expect(text).toContain('Key files:\n- src/cli.ts');
     expect(text).toContain('Constraints:\n- keep output stable');
@@ -115,7 +123,9 @@ describe('upstream context of a workflow', () => {
 
   it('lists a planning result with its tickets, their files and acceptance criteria, cutting long descriptions', () => {
     const text = renderUpstream({ kind: 'planning', result: planning }, 'planning-collector');
-    expect(text.startsWith(`### Planning result ${id('planning-agent', 3)}\n\nTwo flags.\n\nTickets:\n\n#### Ticket T1: Add the T1 flag`)).toBe(true);
+    expect(
+      text.startsWith(`### Planning result ${id('planning-agent', 3)}\n\nTwo flags.\n\nTickets:\n\n#### Ticket T1: Add the T1 flag`),
+    ).toBe(true);
     expect(text).toContain(
       '#### Ticket T2: Add the T2 flag\n\nPriority: high. Depends on: T1.\nFiles: src/T2.ts\nAcceptance criteria:\n- the flag is parsed\n- a test covers it',
     );
@@ -155,7 +165,9 @@ describe('upstream context of a workflow', () => {
   it('lists merge conflicts with their path, agents and contexts, and at most a bounded number', () => {
     const text = renderUpstream(conflicts(1), 'ticket-collector');
     expect(text.startsWith('### Merge conflicts\n\n')).toBe(true);
-    expect(text).toContain(`- src/shared-0.ts: changed by ticket-T1, ticket-T2 (contexts ${id('ticket-agent', 5)}, ${id('ticket-agent', 6)})`);
+    expect(text).toContain(
+      `- src/shared-0.ts: changed by ticket-T1, ticket-T2 (contexts ${id('ticket-agent', 5)}, ${id('ticket-agent', 6)})`,
+    );
     const many = renderUpstream(conflicts(MAX_CONFLICTS + 3), 'ticket-collector');
     expect(many.split('\n').filter((l) => l.startsWith('- src/shared-'))).toHaveLength(MAX_CONFLICTS);
     expect(many).toContain('[… 3 more files not shown]');

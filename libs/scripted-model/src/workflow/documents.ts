@@ -22,7 +22,9 @@ export const ticketFile = (ticketId: string, files: Readonly<Record<string, stri
 
 /** The ticket an assignment names: `ticketId: T1` (as passed context), `ticket T1`, or the number of `planning-agent-2`. */
 export function assignedTicketId(user: string): string | null {
-  const named = /\bticketId\b["']?\s*[:=]\s*["']?([A-Za-z0-9][A-Za-z0-9._-]{0,63})/.exec(user)?.[1] ?? /\bticket ([A-Z0-9][A-Za-z0-9._-]{0,63})\b/.exec(user)?.[1];
+  const named =
+    /\bticketId\b["']?\s*[:=]\s*["']?([A-Za-z0-9][A-Za-z0-9._-]{0,63})/.exec(user)?.[1] ??
+    /\bticket ([A-Z0-9][A-Za-z0-9._-]{0,63})\b/.exec(user)?.[1];
   if (named !== undefined && TICKET_ID.test(named)) return named;
   const numbered = /\b(?:planning|ticket)-agent-(\d+)\b/.exec(user)?.[1];
   return numbered === undefined ? null : `T${numbered}`;
@@ -33,7 +35,7 @@ export function delegation(r: WorkflowRequest, agentsPerPhase: number): Document
   const agentType = r.agentType.replace(/-orchestrator$/, '-agent');
   const assignments =
     r.phase === 'tickets'
-      ? planTickets(r).map((t) => ({
+      ? ticketsToImplement(r, agentsPerPhase).map((t) => ({
           agentId: `ticket-${t.ticketId}`,
           agentType,
           assignedGoal: `Implement ticket ${t.ticketId}: ${t.title}`,
@@ -46,7 +48,9 @@ export function delegation(r: WorkflowRequest, agentsPerPhase: number): Document
             r.phase === 'planning'
               ? `Plan ticket T${i + 1} for: ${goal}`
               : `Explore part ${i + 1} of ${agentsPerPhase} of the project for: ${goal}`,
-          ...(r.phase === 'planning' ? { contextToPass: { ticketId: `T${i + 1}` } } : { subdomainFocus: `part ${i + 1} of ${agentsPerPhase}` }),
+          ...(r.phase === 'planning'
+            ? { contextToPass: { ticketId: `T${i + 1}` } }
+            : { subdomainFocus: `part ${i + 1} of ${agentsPerPhase}` }),
         }));
   return {
     goal,
@@ -55,10 +59,11 @@ export function delegation(r: WorkflowRequest, agentsPerPhase: number): Document
   };
 }
 
-/** The tickets of the planning collector's result, in its order. */
-function planTickets(r: WorkflowRequest): TicketInfo[] {
-  const tickets = sectionsOf(r, 'planning-collector').flatMap((s) => ticketsIn(s.body, '####'));
-  return unique(tickets);
+/** The tickets of the planning collector's result, in its order; without a plan, the tickets planning would have made. */
+function ticketsToImplement(r: WorkflowRequest, agentsPerPhase: number): Array<Pick<TicketInfo, 'ticketId' | 'title'>> {
+  const tickets = unique(sectionsOf(r, 'planning-collector').flatMap((s) => ticketsIn(s.body, '####')));
+  if (tickets.length > 0) return tickets;
+  return Array.from({ length: agentsPerPhase }, (_, i) => ({ ticketId: `T${i + 1}`, title: `Ticket T${i + 1}` }));
 }
 
 export function discoveryReport(r: WorkflowRequest, listing: string | null): Document {
@@ -115,7 +120,9 @@ export function ticketResult(ticket: TicketInfo, written: boolean): Document {
   return {
     ticketId: ticket.ticketId,
     status: written ? 'done' : 'blocked',
-    summary: written ? `Wrote ${ticket.files[0]} for ticket ${ticket.ticketId}: ${ticket.title}` : 'No write tool was offered, so nothing was changed.',
+    summary: written
+      ? `Wrote ${ticket.files[0]} for ticket ${ticket.ticketId}: ${ticket.title}`
+      : 'No write tool was offered, so nothing was changed.',
     filesChanged: written ? [ticket.files[0]] : [],
   };
 }

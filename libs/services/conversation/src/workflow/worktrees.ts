@@ -52,7 +52,15 @@ export async function prepareWorktree(projectRoot: string, worktree: Worktree): 
     if (!(await exists(worktree.path))) await git(projectRoot, 'worktree', 'add', '--detach', worktree.path, 'HEAD');
   } else {
     await rm(worktree.path, { recursive: true, force: true });
-    await cp(projectRoot, worktree.path, { recursive: true, filter: (source) => !skipped(relative(projectRoot, source)) });
+    await mkdir(worktree.path, { recursive: true });
+    // Entry by entry: the copy lives under the root's own `.stagecraft`, which is left out.
+    for (const entry of await readdir(projectRoot)) {
+      if (SKIPPED.has(entry)) continue;
+      await cp(join(projectRoot, entry), join(worktree.path, entry), {
+        recursive: true,
+        filter: (source) => !skipped(relative(projectRoot, source)),
+      });
+    }
   }
   // What the copy started from, to tell later what the agent changed.
   const base: Record<string, string> = {};
