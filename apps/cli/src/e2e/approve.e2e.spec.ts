@@ -1,7 +1,12 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, runCli } from '@stagecraft/testing';
+import { EventData } from '@stagecraft/contracts';
+import { subscribeRunEvents } from '@stagecraft/messaging';
+import { runIds } from '@stagecraft/run';
+import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { REPO_ROOT, readWriteAgentScript, runCli } from '@stagecraft/testing';
+import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
  * `chat --approve writes` without a terminal, embedded: the run stops before its write and the command
@@ -92,4 +97,74 @@ describe('stagecraft chat --approve and stagecraft approve, embedded, without a 
     expect(code).not.toBe(0);
     expect(stderr).toContain('never, writes or commands');
   });
+});
+
+/** The distributed deployment: `chat --nats-url` keeps following while another process answers over NATS. */
+describe('stagecraft approve over NATS while chat --nats-url follows the run', () => {
+  const prefix = 'approve';
+  let server: ScriptedModelServer;
+  let system: DistributedSystem;
+  let dir: string;
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer({ script: readWriteAgentScript });
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-approve-nats-'));
+    system = await startDistributedSystem({
+      prefix,
+      storePath: join(dir, 'events.db'),
+      env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted' },
+      timeoutMs: 30_000,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the follower waits without a terminal; an approval from a third process lets the run write and finish', async () => {
+    const project = join(dir, 'project');
+    cpSync(join(REPO_ROOT, 'examples', 'sample-project'), project, { recursive: true });
+    const env = { STAGECRAFT_SUBJECT_PREFIX: prefix, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
+    // Every run's live feed: the chat below picks its own run id.
+    let asked: (approval: EventData<'ApprovalRequested'>) => void = () => undefined;
+    const approval = new Promise<EventData<'ApprovalRequested'>>((resolve) => (asked = resolve));
+    const feed = subscribeRunEvents(system.bus, prefix, '*', (e) => {
+      if (e.type === 'ApprovalRequested') asked(e.data);
+    });
+    await system.bus.flush();
+    const chatting = runCli(
+      [
+        'chat',
+        'Write notes about this project',
+        '--root',
+        project,
+        '--mode',
+        'agent',
+        '--reasoning',
+        '--approve',
+        'writes',
+        '--nats-url',
+        system.nats.url,
+      ],
+      env,
+      90_000,
+    );
+    const { callId, summary } = await approval;
+    feed.unsubscribe();
+    expect(summary).toBe('write_file NOTES.md');
+    expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
+    const runId = runIds.runOfToolCall(callId ?? '');
+    expect(runId).not.toBeNull();
+
+    const approved = await runCli(['approve', runId!, '--nats-url', system.nats.url], env, 60_000);
+    expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: '' });
+    const chatted = await chatting;
+    expect({ code: chatted.code, stderr: chatted.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(chatted.stdout).toContain('⏸ waiting for approval: write_file NOTES.md');
+    expect(chatted.stdout).toContain('✓ approved');
+    expect(chatted.stdout).toMatch(/✔ completed \(DONE\)/);
+    expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
+  }, 120_000);
 });
