@@ -1,8 +1,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventData } from '@stagecraft/contracts';
-import { subscribeRunEvents } from '@stagecraft/messaging';
+import { EventData, StagecraftEvent } from '@stagecraft/contracts';
 import { runIds } from '@stagecraft/run';
 import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { REPO_ROOT, readWriteAgentScript, runCli } from '@stagecraft/testing';
@@ -130,8 +129,9 @@ describe('stagecraft approve over NATS while chat --nats-url follows the run', (
     // Every run's live feed: the chat below picks its own run id.
     let asked: (approval: EventData<'ApprovalRequested'>) => void = () => undefined;
     const approval = new Promise<EventData<'ApprovalRequested'>>((resolve) => (asked = resolve));
-    const feed = subscribeRunEvents(system.bus, prefix, '*', (e) => {
-      if (e.type === 'ApprovalRequested') asked(e.data);
+    const feed = system.bus.subscribe(`${prefix}.run.*.events`, (m) => {
+      const event = JSON.parse(m.body) as StagecraftEvent;
+      if (event.type === 'ApprovalRequested') asked(event.data);
     });
     await system.bus.flush();
     const chatting = runCli(

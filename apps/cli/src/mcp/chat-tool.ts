@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  ApprovalPolicy,
   ConversationId,
   ConversationSendRequest,
   NonBlank,
@@ -25,7 +24,7 @@ export const ChatArgs = z.object({
   reasoning: z.boolean().default(false).describe('require reasoning on every step'),
   root: NonBlank.optional().describe("the project the run works in; the server's --root when left out"),
   conversationId: ConversationId.optional().describe('continue this conversation'),
-  approve: ApprovalPolicy.optional().describe('which tool calls wait for a person (answer with the approve tool)'),
+  approve: ConversationSendRequest.shape.approve.describe('which tool calls wait for a person (answer with the approve tool)'),
 });
 export type ChatArgs = z.output<typeof ChatArgs>;
 
@@ -64,8 +63,8 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     userMode: args.mode,
     reasoningEnabled: args.reasoning,
     projectRoot: projectRootOf(context, args.root),
-    ...(args.approve ? { approve: args.approve } : {}),
-  } satisfies RequestOf<'conversation.send'> & { approve?: ApprovalPolicy };
+    approve: args.approve,
+  } satisfies RequestOf<'conversation.send'>;
   const events: RunEvent[] = [];
   let settle: (outcome: 'ended' | 'waiting') => void = () => undefined;
   const settled = new Promise<'ended' | 'waiting'>((done) => (settle = done));

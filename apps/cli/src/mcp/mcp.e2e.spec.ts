@@ -7,7 +7,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ConversationSendRequest } from '@stagecraft/contracts';
 import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { REPO_ROOT, eventually } from '@stagecraft/testing';
@@ -29,7 +28,6 @@ const conversationHandles = (subject: string) =>
       readFileSync(join(REPO_ROOT, 'libs', 'services', 'conversation', 'src', file), 'utf8').includes(`@Handles('${subject}')`),
     );
 const workflowsServed = conversationHandles('workflow.start') && conversationHandles('workflow.get');
-const runsWaitForApproval = 'approve' in ConversationSendRequest.shape;
 
 interface Connection {
   client: Client;
@@ -201,31 +199,27 @@ describe.each([
     expect(unknown).toMatchObject({ code: -32002, data: { code: 'NOT_FOUND' } });
   });
 
-  (runsWaitForApproval ? it : it.skip)(
-    'chat with approve answers status waiting with the pending approval; approve lets the run finish',
-    async () => {
-      const chat = structured(
-        await mcp.client.callTool({
-          name: 'chat',
-          arguments: { message: 'Summarise this project in STAGECRAFT_NOTES.md', mode: 'agent', approve: 'writes' },
-        }),
-      );
-      expect(chat).toMatchObject({ status: 'waiting', pendingApproval: { kind: 'tool_call', approvalId: expect.any(String) } });
-      expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(false);
-      const answer = structured(await mcp.client.callTool({ name: 'approve', arguments: { id: chat.runId, decision: 'approve' } }));
-      expect(answer).toMatchObject({ id: chat.runId, target: 'run', decision: 'approve' });
-      await eventually(
-        async () => {
-          const status = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId: chat.runId } }));
-          return (status.run as { status: string }).status === 'completed' ? true : undefined;
-        },
-        'the approved run to complete',
-        { timeoutMs: 30_000 },
-      );
-      expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(true);
-    },
-    60_000,
-  );
+  it('chat with approve answers status waiting with the pending approval; approve lets the run finish', async () => {
+    const chat = structured(
+      await mcp.client.callTool({
+        name: 'chat',
+        arguments: { message: 'Summarise this project in STAGECRAFT_NOTES.md', mode: 'agent', approve: 'writes' },
+      }),
+    );
+    expect(chat).toMatchObject({ status: 'waiting', pendingApproval: { kind: 'tool_call', approvalId: expect.any(String) } });
+    expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(false);
+    const answer = structured(await mcp.client.callTool({ name: 'approve', arguments: { id: chat.runId, decision: 'approve' } }));
+    expect(answer).toMatchObject({ id: chat.runId, target: 'run', decision: 'approve' });
+    await eventually(
+      async () => {
+        const status = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId: chat.runId } }));
+        return (status.run as { status: string }).status === 'completed' ? true : undefined;
+      },
+      'the approved run to complete',
+      { timeoutMs: 30_000 },
+    );
+    expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(true);
+  }, 60_000);
 
   (workflowsServed ? it : it.skip)(
     'workflow_start starts a workflow; workflow_status and the tree resource show it',
