@@ -68,6 +68,16 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     upstream: [{ kind: 'result', resultId: 'wf-1/reviewer/001/2026-11-01T00:00:00Z', agentType: 'reviewer', output: 'looks fine' }],
   },
   'workflow.next': { workflowId: 'code-review', completedSteps: ['collect'] },
+  'workflow.start': {
+    workflowId: 'wf-fuzz',
+    goal: 'Document the project',
+    projectRoot: '/tmp/fuzz-project',
+    phases: ['discovery', 'planning'],
+    approve: 'writes',
+    gates: { afterPlanning: true, beforeMerge: false },
+    limits: { maxParallelAgents: 2 },
+  },
+  'workflow.get': { workflowId: 'wf-fuzz' },
   'tool.execute': {
     callId: 'call-fuzz',
     runId: 'run-fuzz',

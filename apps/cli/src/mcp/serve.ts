@@ -24,8 +24,8 @@ const note = (line: string) => process.stderr.write(`stagecraft mcp: ${line}\n`)
 
 /** `stagecraft mcp`: the tools and resources over stdio, or over Streamable HTTP at `/mcp`; embedded unless a NATS URL is given. */
 export async function serveMcp(flags: McpFlags, config: ShellConfig): Promise<void> {
-  // `json` keeps connectSystem quiet on stdout.
-  const system = await connectSystem(config, true);
+  // `json` keeps connectSystem quiet on stdout; a server lives on, so it goes on with unfinished runs and workflows.
+  const system = await connectSystem(config, true, { resume: true });
   const log = openEventStore(config.store);
   const context: McpContext = {
     bus: system.bus,
@@ -43,7 +43,7 @@ export async function serveMcp(flags: McpFlags, config: ShellConfig): Promise<vo
       await system.close();
     })());
   const stop =
-    flags.http === undefined ? await serveStdio(context, () => stopSystem()) : await serveHttp(context, flags.http, flags.host, stopSystem);
+    flags.http === undefined ? await serveStdio(context, stopSystem) : await serveHttp(context, flags.http, flags.host, stopSystem);
   const exit = () => void stop().finally(() => process.exit(0));
   process.once('SIGINT', exit);
   process.once('SIGTERM', exit);
@@ -80,6 +80,8 @@ async function serveHttp(context: McpContext, port: number, host: string, stopSy
       res.writeHead(404, { 'content-type': 'text/plain' }).end('the MCP endpoint is /mcp\n');
       return;
     }
+    // A server on a loopback address answers only requests addressed to one (DNS rebinding from a browser page).
+    if (LOOPBACK.has(host) && !LOOPBACK.has(hostnameOf(req.headers.host))) return jsonRpcError(res, 403, -32000, 'host not allowed');
     const sessionId = req.headers['mcp-session-id'];
     const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (session) return session.handleRequest(req, res);
@@ -112,6 +114,9 @@ async function serveHttp(context: McpContext, port: number, host: string, stopSy
     await stopSystem();
   };
 }
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const hostnameOf = (header: string | undefined) => (header ? new URL(`http://${header}`).hostname.replace(/^\[(.*)\]$/, '$1') : '');
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

@@ -114,7 +114,7 @@ const assignmentMessage = (a: DelegationTemplate['assignments'][number]) =>
   [a.assignedGoal, ...Object.entries(a.contextToPass).map(([key, value]) => `- ${key}: ${value}`)].join('\n');
 
 describe('the scripted workflow agent over HTTP', () => {
-  let server: ScriptedModelServer;
+  let server: ScriptedModelServer | undefined;
   let client: OpenAI;
   let root: string;
   const start = async (options: WorkflowScriptOptions = {}) => {
@@ -129,6 +129,7 @@ describe('the scripted workflow agent over HTTP', () => {
   });
   afterEach(async () => {
     await server?.close();
+    server = undefined;
     await rm(root, { recursive: true, force: true });
   });
 
@@ -321,6 +322,27 @@ describe('the scripted workflow agent over HTTP', () => {
       expect.objectContaining({ agentType: 'discovery-collector', phase: 'discovery', user: 'Consolidate discovery.' }),
     );
     expect((await runAgent(client, call)).answer).toBe(first.answer);
+  });
+
+  it('answers warmup, the delivery check and the quality review as the demo does', () => {
+    const script = workflowScript({ latencyMs: 5 });
+    const request = (stage: string, messages: unknown[]) => ({
+      index: 0,
+      method: 'POST',
+      path: '/chat/completions',
+      headers: {},
+      stage,
+      body: { messages },
+    });
+    const system = { role: 'system', content: 'You are the ticket agent of a Stagecraft workflow (agent type `ticket-agent`).' };
+    const answer = '```json\n{"ticketId": "T1"}\n```';
+    expect(script(request('warmup', [system, { role: 'user', content: 'Do T1.' }]))).toMatchObject({ delayMs: 5 });
+    const delivery = script(
+      request('delivery_check', [system, { role: 'user', content: 'Do T1.' }, { role: 'assistant', content: answer }]),
+    );
+    expect(delivery.content).toBe(`Delivery: DONE\n\n${answer}`);
+    const qa = script(request('qa_review', [system, { role: 'user', content: `Do T1.\n\nThe answer to review:\n\n${answer}` }]));
+    expect(JSON.parse(qa.content ?? '')).toMatchObject({ verdict: 'pass' });
   });
 
   it('is what the demo script answers for a workflow agent, while other runs keep the demo’s answers', async () => {

@@ -6,6 +6,7 @@ import { WorkflowInput } from './inputs';
 import { StartedWorkflow, WorkflowState, initialWorkflowState } from './state';
 
 const AT = '2026-11-22T10:00:00Z';
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 const json = (doc: unknown) => `Done.\n\n\`\`\`json\n${JSON.stringify(doc)}\n\`\`\``;
 
 const delegation = (agentType: string, ids: string[], extra: Record<string, string> = {}) =>
@@ -38,7 +39,7 @@ const planningCollector = (decision: Record<string, unknown>, ids: string[]) =>
 /** Given the events so far, when an input arrives: the events decided, and the state after them. */
 class Given {
   state: WorkflowState = initialWorkflowState();
-  when(input: Omit<WorkflowInput, 'at'> & { at?: string }): WorkflowPendingEvent[] {
+  when(input: DistributiveOmit<WorkflowInput, 'at'>): WorkflowPendingEvent[] {
     const events = decideWorkflow(this.state, { at: AT, ...input } as WorkflowInput);
     this.state = events.reduce((s, e) => evolveWorkflow(s, e, AT), this.state);
     return events;

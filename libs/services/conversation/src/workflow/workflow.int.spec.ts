@@ -6,6 +6,12 @@ import { ScriptedDecision, WorkflowScriptOptions, workflowScript } from '@stagec
 import { eventually } from '@stagecraft/testing';
 import { EmbeddedServices, startEmbedded } from '../embedded.spec-helper';
 
+const storeOf = (system: EmbeddedServices) => {
+  const { store } = system.host.ports;
+  if (store === null) throw new Error('the embedded services have a store');
+  return store;
+};
+
 const SAMPLE = join(__dirname, '..', '..', '..', '..', '..', 'examples', 'sample-project');
 
 /** The kind of each upstream section a system prompt holds, in order, read from its `###` headings. */
@@ -70,7 +76,7 @@ describe('workflows, embedded, with the scripted agents', () => {
       { timeoutMs: 120_000, intervalMs: 100 },
     );
     const events = (await readEvents(
-      system.host.ports.store,
+      storeOf(system),
       streams.workflow(workflowId),
       workflowEvents,
     )) as unknown as StagecraftEvent[];
@@ -101,7 +107,7 @@ describe('workflows, embedded, with the scripted agents', () => {
     for (const phase of view.phases) expect(phase.agents.filter((a) => a.role === 'agent').length).toBeGreaterThanOrEqual(2);
 
     // Parallel: in every phase, the second agent's run started before the first one's ended.
-    const { store } = system.host.ports;
+    const store = storeOf(system);
     for (const phase of view.phases) {
       const [a, b] = phase.agents.filter((x) => x.role === 'agent');
       const first = await readEvents(store, streams.run(a.runId), runEvents);
