@@ -121,8 +121,8 @@ program
 
 program
   .command('approve')
-  .description('answer the approval a run waits for, then follow the run on (embedded unless --nats-url)')
-  .argument('<id>', 'the run that waits')
+  .description('answer the approval a run or workflow waits for, then follow it on (embedded unless --nats-url)')
+  .argument('<id>', 'the run or the workflow that waits')
   .option('--deny', 'refuse the call instead; the model is told, and the run goes on')
   .option('--reason <text>', 'why: told to the model on a denial')
   .option('--root <dir>', 'the project the run works in')

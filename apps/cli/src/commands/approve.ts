@@ -2,6 +2,14 @@ import { resolve } from 'node:path';
 import { ApprovalAnswerReply, EventData } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { ChatResult, answerHint, approvalHandling, connectSystem, followRun } from './chat';
+import { followWorkflow } from './workflow';
+
+/** What `approve` reports when the workflow it answered waits for the next gate. */
+const workflowWaiting: EventData<'ApprovalRequested'> = {
+  approvalId: 'next-gate',
+  kind: 'before_merge',
+  summary: 'the workflow waits for its next gate',
+};
 
 export interface ApproveFlags {
   deny?: boolean;
@@ -23,8 +31,27 @@ export async function approve(
   config: ShellConfig,
 ): Promise<ChatResult & { failed: boolean; waiting: EventData<'ApprovalRequested'> | null }> {
   const root = flags.root ? resolve(flags.root) : undefined;
-  const system = await connectSystem(root && !config.natsUrl ? { ...config, projectRoots: [root] } : config, Boolean(flags.json));
+  // Resumed: a workflow answered here goes on in this process.
+  const system = await connectSystem(root && !config.natsUrl ? { ...config, projectRoots: [root] } : config, Boolean(flags.json), {
+    resume: true,
+  });
   try {
+    const workflow = await system.requester.request('workflow.get', { workflowId: id }).catch(() => null);
+    if (workflow !== null) {
+      if (!flags.json && workflow.pendingApproval)
+        process.stdout.write(`stagecraft: ${flags.deny ? 'denying' : 'approving'} ${workflow.pendingApproval.summary}\n`);
+      await system.requester.request('approval.answer', { id, decision: flags.deny ? 'deny' : 'approve', reason: flags.reason });
+      const exit = await followWorkflow(system.requester, id, flags, Boolean(config.natsUrl), root ?? '<root>');
+      return {
+        runId: id,
+        conversationId: id,
+        deliveryState: null,
+        answer: workflow.summary,
+        qaReport: null,
+        failed: exit === 1,
+        waiting: exit === 3 ? workflowWaiting : null,
+      };
+    }
     const { run } = await system.requester.request('conversation.run.get', { runId: id });
     const decision = flags.deny ? 'deny' : 'approve';
     if (!flags.json && run.pendingApproval)

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,8 @@ const env = (): Record<string, string> => {
 
 interface Connection {
   client: Client;
+  /** The HTTP endpoint, over Streamable HTTP. */
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,7 @@ async function overHttp(args: string[]): Promise<Connection> {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return {
     client,
+    url,
     async close() {
       await client.close();
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -246,4 +250,49 @@ describe.each([
     const unknown = structured(await mcp.client.callTool({ name: 'workflow_status', arguments: { workflowId: 'no-such-workflow' } }));
     expect(unknown).toMatchObject({ code: 'NOT_FOUND' });
   }, 60_000);
+});
+
+describe('stagecraft mcp --http', () => {
+  let dir: string;
+  let mcp: Connection;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stagecraft-mcp-http-'));
+    mcp = await overHttp(['--store', `sqlite:${join(dir, 'events.db')}`]);
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A raw request, with a Host header of the test's choosing. */
+  const send = (path: string, headers: Record<string, string>, body: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { port } = new URL(mcp.url!);
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const accept = { accept: 'application/json, text/event-stream' };
+
+  it('serves /mcp only, refuses a request addressed to another host, and an unknown session', async () => {
+    expect((await send('/other', accept, initialize)).status).toBe(404);
+    expect(await send('/mcp', { ...accept, host: 'attacker.example' }, initialize)).toMatchObject({ status: 403 });
+    expect(await send('/mcp', { ...accept, 'mcp-session-id': 'gone' }, initialize)).toMatchObject({ status: 404 });
+    expect(await send('/mcp', accept, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')).toMatchObject({ status: 400 });
+    expect(await send('/mcp', { ...accept, host: `localhost:${new URL(mcp.url!).port}` }, initialize)).toMatchObject({ status: 200 });
+  });
 });

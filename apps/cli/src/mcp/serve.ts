@@ -116,7 +116,14 @@ async function serveHttp(context: McpContext, port: number, host: string, stopSy
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-const hostnameOf = (header: string | undefined) => (header ? new URL(`http://${header}`).hostname.replace(/^\[(.*)\]$/, '$1') : '');
+/** The name a request was addressed to (its Host header, without the port); empty when it has none or it is not one. */
+function hostnameOf(header: string | undefined): string {
+  try {
+    return header ? new URL(`http://${header}`).hostname.replace(/^\[(.*)\]$/, '$1') : '';
+  } catch {
+    return '';
+  }
+}
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

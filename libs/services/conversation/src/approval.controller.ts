@@ -6,6 +6,7 @@ import type { DriverPorts } from './driver-ports';
 import { answerRunApproval } from './run-approval';
 import type { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
+import { answerWorkflowApproval } from './workflow/workflow.controller';
 
 /** `approval.answer`: a person's yes or no to what a run (or a workflow) waits for. */
 @Controller()
@@ -16,8 +17,8 @@ export class ApprovalController {
   ) {}
 
   @Handles('approval.answer')
-  answer(@Payload() request: ApprovalAnswerRequest): Promise<ApprovalAnswerReply> {
-    // workflows: see workflow/ — an id that names a workflow is answered there; every other id is a run's.
-    return answerRunApproval(this.ports, this.registry, request);
+  async answer(@Payload() request: ApprovalAnswerRequest): Promise<ApprovalAnswerReply> {
+    // An id that names a workflow is answered by the workflow; every other id is a run's.
+    return (await answerWorkflowApproval(this.ports, request)) ?? answerRunApproval(this.ports, this.registry, request);
   }
 }

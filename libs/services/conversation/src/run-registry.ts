@@ -48,7 +48,9 @@ export class RunRegistry {
   async resume(runId: string): Promise<void> {
     const winding = this.running.get(runId);
     if (winding) {
-      void winding.then(() => this.resume(runId));
+      void winding
+        .then(() => this.resume(runId))
+        .catch((error: unknown) => this.ports.logger.error({ runId, err: toErrorReply(error).message }, 'run could not be driven on'));
       return;
     }
     void this.drive(await RunLog.open(this.ports, runId));

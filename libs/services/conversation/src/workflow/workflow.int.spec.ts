@@ -75,11 +75,7 @@ describe('workflows, embedded, with the scripted agents', () => {
       'the workflow to end',
       { timeoutMs: 120_000, intervalMs: 100 },
     );
-    const events = (await readEvents(
-      storeOf(system),
-      streams.workflow(workflowId),
-      workflowEvents,
-    )) as unknown as StagecraftEvent[];
+    const events = (await readEvents(storeOf(system), streams.workflow(workflowId), workflowEvents)) as unknown as StagecraftEvent[];
     return { view, events };
   };
 
