@@ -1,5 +1,6 @@
 import {
   ConsolidationTemplate,
+  DEFAULT_WORKFLOW_LIMITS,
   DiscoveryCollectorResult,
   PlanningCollectorResult,
   ErrorCode,
@@ -99,21 +100,13 @@ function start(b: Batch, input: Extract<WorkflowInput, { type: 'WorkflowRequeste
     reasoningEnabled: request.reasoningEnabled,
     approve: request.approve,
     gates: request.gates,
-    limits: { ...defaultLimits(), ...request.limits },
+    limits: { ...DEFAULT_WORKFLOW_LIMITS, ...request.limits },
     isolation: input.isolation,
   });
   if (input.steps) startStep(b, 0);
   else startPhase(b, request.phases[0]);
 }
 
-const defaultLimits = () => ({
-  maxParallelAgents: 4,
-  maxAgentsPerPhase: 8,
-  maxReruns: 2,
-  maxRouteBacks: 2,
-  maxFormatCorrections: 2,
-  maxAgents: 64,
-});
 
 // ---- dispatch ---------------------------------------------------------------------------------
 
