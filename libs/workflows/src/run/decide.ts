@@ -107,7 +107,6 @@ function start(b: Batch, input: Extract<WorkflowInput, { type: 'WorkflowRequeste
   else startPhase(b, request.phases[0]);
 }
 
-
 // ---- dispatch ---------------------------------------------------------------------------------
 
 interface DispatchSpec {
