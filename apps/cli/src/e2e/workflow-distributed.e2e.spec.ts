@@ -1,7 +1,15 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventOf, StagecraftEvent, UpstreamKind, WorkflowStartRequest, WorkflowView, streams } from '@stagecraft/contracts';
+import {
+  EventOf,
+  PlanningCollectorResult,
+  StagecraftEvent,
+  UpstreamKind,
+  WorkflowStartRequest,
+  WorkflowView,
+  streams,
+} from '@stagecraft/contracts';
 import { RecordedEvent } from '@stagecraft/event-store';
 import { RecordedRequest, ScriptedModelServer, startScriptedModelServer, workflowScript } from '@stagecraft/scripted-model';
 import { REPO_ROOT, eventually, exitOf, freePort, spawnApp, startServiceProcesses, waitForHttp } from '@stagecraft/testing';
@@ -129,10 +137,10 @@ describe('three-phase workflows across six processes', () => {
 
   /** No dispatch repeats an (agentId, phase, round, attempt), and no run of the workflow was started twice. */
   function expectNothingTwice(all: Logged[], workflowId: string): void {
-    let round = new Map<string, number>();
+    const round = new Map<string, number>();
     const keys: string[] = [];
     for (const event of workflowLog(all, workflowId)) {
-      if (event.type === 'PhaseStarted') round = new Map(round).set(event.data.phase, event.data.round);
+      if (event.type === 'PhaseStarted') round.set(event.data.phase, event.data.round);
       if (event.type === 'AgentDispatched')
         keys.push(`${event.data.agentId}/${event.data.phase}/${round.get(event.data.phase)}/${event.data.attempt}`);
     }
@@ -166,9 +174,11 @@ describe('three-phase workflows across six processes', () => {
     }
 
     // The tickets' files, as the planning collector planned them, are in the project root after the merge.
-    const plan = log.find((e) => e.type === 'AgentReturned' && e.data.agentId === 'planning-collector' && e.data.outcome === 'completed');
-    const planned = ((plan?.data as EventOf<'AgentReturned'>['data']).result as { tickets: { ticketId: string; files: string[] }[] })
-      .tickets;
+    const plan = log.find(
+      (e): e is Logged & EventOf<'AgentReturned'> =>
+        e.type === 'AgentReturned' && e.data.agentId === 'planning-collector' && e.data.outcome === 'completed',
+    );
+    const planned = (plan?.data.result as PlanningCollectorResult).tickets;
     expect(planned.map((t) => t.ticketId)).toEqual(['T1', 'T2']);
     const merged = log.find((e): e is Logged & EventOf<'WorktreesMerged'> => e.type === 'WorktreesMerged');
     expect(merged?.data.conflicts).toEqual([]);
