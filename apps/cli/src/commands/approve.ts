@@ -4,13 +4,6 @@ import { ShellConfig } from '@stagecraft/service-shell';
 import { ChatResult, answerHint, approvalHandling, connectSystem, followRun } from './chat';
 import { followWorkflow } from './workflow';
 
-/** What `approve` reports when the workflow it answered waits for the next gate. */
-const workflowWaiting: EventData<'ApprovalRequested'> = {
-  approvalId: 'next-gate',
-  kind: 'before_merge',
-  summary: 'the workflow waits for its next gate',
-};
-
 export interface ApproveFlags {
   deny?: boolean;
   reason?: string;
@@ -42,6 +35,10 @@ export async function approve(
         process.stdout.write(`stagecraft: ${flags.deny ? 'denying' : 'approving'} ${workflow.pendingApproval.summary}\n`);
       await system.requester.request('approval.answer', { id, decision: flags.deny ? 'deny' : 'approve', reason: flags.reason });
       const exit = await followWorkflow(system.requester, id, flags, Boolean(config.natsUrl), root ?? '<root>');
+      // A workflow that stopped again waits for its next gate: report that one, as it is stored.
+      const after = exit === 3 ? await system.requester.request('workflow.get', { workflowId: id }) : null;
+      const pending = after?.pendingApproval ?? null;
+      const waiting = pending === null ? null : { approvalId: pending.approvalId, kind: pending.kind, summary: pending.summary };
       return {
         runId: id,
         conversationId: id,
@@ -49,7 +46,7 @@ export async function approve(
         answer: workflow.summary,
         qaReport: null,
         failed: exit === 1,
-        waiting: exit === 3 ? workflowWaiting : null,
+        waiting,
       };
     }
     const { run } = await system.requester.request('conversation.run.get', { runId: id });
