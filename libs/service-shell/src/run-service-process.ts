@@ -31,9 +31,14 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   const running = await startServices([definition], ports);
   const probes =
     config.healthPort > 0
-      ? await startProbeServer(config.healthPort, config.healthHost, async () => {
-          await bus.flush();
-          await store?.readStream('$readiness', { maxCount: 1 });
+      ? await startProbeServer({
+          port: config.healthPort,
+          host: config.healthHost,
+          readiness: async () => {
+            await bus.flush();
+            await store?.readStream('$readiness', { maxCount: 1 });
+            return [];
+          },
         })
       : null;
   ports.logger.info(
