@@ -1,26 +1,32 @@
 # syntax=docker/dockerfile:1
 # One image for every Stagecraft process; compose and Kubernetes choose the app by its command.
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The base is an argument so a machine without a registry can build on a base assembled locally
+# (tools/containers/build-images.sh); it must be Debian bookworm with Node 24, npm and uid 1000.
+ARG BASE_IMAGE=node:24-bookworm-slim
 
 # Only the package manifests, so the dependency layer is reused until a manifest changes.
-FROM ${NODE_IMAGE} AS manifests
+FROM ${BASE_IMAGE} AS manifests
 WORKDIR /src
 COPY . .
 RUN find . -type f ! -name package.json ! -name package-lock.json -delete \
  && find . -type d -empty -delete
 
-FROM ${NODE_IMAGE} AS deps
+FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /src ./
 # `npm install`, not `npm ci`: the lockfile lists optional platform packages the registry does not serve.
-RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
+# A network that re-signs TLS passes its CA as the optional build secret `ca-certificates`; the
+# image itself keeps only the base's trust.
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,required=false \
+    NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm install --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
-RUN npm run build \
+# tsconfig.image.json is the workspace build without tools/ (benchmarks), which the context leaves out.
+RUN npx tsc -b tsconfig.image.json \
  && npm prune --omit=dev --no-audit --no-fund
 
-FROM ${NODE_IMAGE} AS runtime
+FROM ${BASE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     STAGECRAFT_HEALTH_PORT=8080 \
     STAGECRAFT_HEALTH_HOST=0.0.0.0 \

@@ -22,7 +22,7 @@ module.exports = {
       ...base,
       displayName: 'unit',
       testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'],
-      testPathIgnorePatterns: [...base.testPathIgnorePatterns, '\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$'],
+      testPathIgnorePatterns: [...base.testPathIgnorePatterns, '\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$', '\\.containers\\.spec\\.ts$'],
     },
     {
       ...base,
@@ -34,6 +34,13 @@ module.exports = {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/{libs,apps,tools}/**/*.e2e.spec.ts'],
+      globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
+    },
+    {
+      ...base,
+      // Containers of the built image (tools/containers); NOT RUN without a container runtime and stagecraft:local.
+      displayName: 'containers',
+      testMatch: ['<rootDir>/{libs,apps,tools}/**/*.containers.spec.ts'],
       globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
     },
   ],

@@ -1,25 +1,53 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseDocument, isMap, isScalar } from 'yaml';
 import { SERVICE_NAMES } from '@stagecraft/contracts';
+import { gatewayConfigFromEnv } from '@stagecraft/model-gateway';
+import { DEFAULT_SANDBOX_OPTIONS, sandboxOptionsFromEnv } from '@stagecraft/sandbox';
+import { loadShellConfig } from '@stagecraft/service-shell';
+import { memoryConfigFromEnv } from '@stagecraft/memory-service';
+import { tracingRequested } from '@stagecraft/telemetry';
 import { dockerfileStages, stageUser } from './dockerfile';
 import {
   Manifest,
+  commentedOutKeys,
   isKustomizationTarget,
   kustomizationObjects,
   kustomizationRefs,
+  markdownSection,
   readCompose,
   readManifests,
   readText,
   repoRoot,
+  tableRows,
+  validateKubernetesObject,
+  variablesReadBySource,
 } from './manifests';
 
 const APPS = ['conversation', 'policy', 'prompt-assembly', 'tool-execution', 'qa', 'memory'];
+/** Apps that ask the model for completions. */
 const MODEL_APPS = ['conversation', 'qa'];
-const WORKSPACE_APPS = ['tool-execution', 'qa'];
+/** Apps that may call the model endpoint: completions, or embeddings when STAGECRAFT_EMBEDDING_MODEL is set. */
+const ENDPOINT_APPS = [...MODEL_APPS, 'memory', 'tool-execution'];
+/** Apps that work on project files: conversation checks roots and copies projects for workflow agents. */
+const WORKSPACE_APPS = ['conversation', 'tool-execution', 'qa'];
+/** No state of their own: replicas share the subjects through queue groups. */
+const STATELESS_APPS = ['policy', 'prompt-assembly', 'tool-execution', 'qa'];
 const k8sRoot = join(repoRoot, 'deploy/k8s');
+const configFile = join(k8sRoot, 'base/config.yaml');
 
 const entryPoint = (app: string) => `apps/${app}/dist/main.js`;
 const sorted = (xs: Iterable<string>) => [...xs].sort();
+const labelsOf = (o: Manifest): Record<string, string> => o['metadata']?.['labels'] ?? {};
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+/** A probe or target port may be a number or the name of a container port; both resolve to a number. */
+function containerPort(container: Manifest, port: number | string): number | undefined {
+  const ports = (container['ports'] ?? []) as Array<{ name?: string; containerPort: number }>;
+  const found = ports.find((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port));
+  return found?.containerPort;
+}
 
 describe('the deployed apps', () => {
   it('are exactly the services the contracts name, each an app in the workspace', () => {
@@ -36,19 +64,34 @@ describe('docker-compose.yml', () => {
     expect(sorted(Object.keys(services))).toEqual(sorted([...APPS, 'nats', 'kurrentdb']));
   });
 
+  it('pins every image to a version, and builds the services as ${STAGECRAFT_IMAGE:-stagecraft:local}', () => {
+    for (const [name, s] of Object.entries(services)) {
+      const image = String(s['image']);
+      expect([name, image]).toEqual([name, expect.stringMatching(/:[^:/]*\d[^:/]*$|:-stagecraft:local\}$/)]);
+      expect([name, image]).not.toEqual([name, expect.stringMatching(/:latest$/)]);
+    }
+    expect(services['nats']['image']).toMatch(/^nats:2\.10\.\d+-alpine$/);
+    expect(services['kurrentdb']['image']).toMatch(/^docker\.kurrent\.io\/kurrent-latest\/kurrentdb:\d+\.\d+\.\d+$/);
+    for (const app of APPS) expect(services[app]['image']).toBe('${STAGECRAFT_IMAGE:-stagecraft:local}');
+  });
+
+  it.each([...APPS, 'nats', 'kurrentdb'])('%s has cpu and memory limits', (name) => {
+    const s = services[name];
+    const limits = s['deploy']?.['resources']?.['limits'] ?? { cpus: s['cpus'], memory: s['mem_limit'] };
+    expect(limits).toEqual({ cpus: expect.stringMatching(/^\d+(\.\d+)?$/), memory: expect.stringMatching(/^\d+[KMG]$/) });
+  });
+
   it('starts nats with JetStream and a store directory on a volume', () => {
     const nats = services['nats'];
     const args = nats['command'] as string[];
-    expect(nats['image']).toMatch(/^nats:2\.10/);
     expect(args).toContain('-js');
     const storeDir = args[args.indexOf('-sd') + 1];
     expect((nats['volumes'] as string[]).some((v) => v.endsWith(`:${storeDir}`))).toBe(true);
-    expect(nats['healthcheck']['test']).toEqual(expect.arrayContaining([expect.stringContaining('/healthz')]));
+    expect(nats['healthcheck']['test']).toEqual(expect.arrayContaining([expect.stringContaining('/healthz?js-enabled-only=true')]));
   });
 
   it('starts kurrentdb insecure, with a health check', () => {
     const db = services['kurrentdb'];
-    expect(db['image']).toMatch(/kurrentdb/);
     expect(db['environment']['KURRENTDB_INSECURE']).toBe('true');
     expect(db['healthcheck']['test']).toEqual(expect.arrayContaining([expect.stringContaining('/health/live')]));
   });
@@ -73,10 +116,11 @@ describe('docker-compose.yml', () => {
     expect(dependsOn[store.hostname].condition).toBe('service_healthy');
   });
 
-  it.each(APPS)('%s serves health on the port its readiness check calls', (app) => {
+  it.each(APPS)('%s serves health on the port its readiness check calls, with tracing off unless the shell asks', (app) => {
     const s = services[app];
     const port = s['environment']['STAGECRAFT_HEALTH_PORT'];
     expect(s['healthcheck']['test'].join(' ')).toContain(`:${port}/readyz`);
+    expect(s['environment']['OTEL_TRACES_EXPORTER']).toBe('${OTEL_TRACES_EXPORTER:-none}');
   });
 
   it.each(WORKSPACE_APPS)('%s mounts the project directory at /workspace', (app) => {
@@ -89,7 +133,7 @@ describe('docker-compose.yml', () => {
     expect(services['qa']['volumes'][0]).toMatch(/:ro$/);
   });
 
-  it.each(MODEL_APPS)('%s takes the model settings, and the API key only from the shell', (app) => {
+  it.each(ENDPOINT_APPS)('%s takes the model settings, and the API key only from the shell', (app) => {
     const env = services[app]['environment'] as Record<string, string | null>;
     expect(env).toHaveProperty('OPENAI_BASE_URL');
     expect(env).toHaveProperty('STAGECRAFT_MODEL');
@@ -107,9 +151,9 @@ describe('kustomizations', () => {
     .filter((f) => f.endsWith('kustomization.yaml'))
     .map((f) => join(k8sRoot, f));
 
-  it('exist for the base and the dev overlay', () => {
+  it('exist for the base, the infra component and the dev overlay', () => {
     expect(files.map((f) => f.slice(k8sRoot.length + 1)).sort()).toEqual(
-      expect.arrayContaining(['base/kustomization.yaml', 'overlays/dev/kustomization.yaml']),
+      expect.arrayContaining(['base/kustomization.yaml', 'infra/kustomization.yaml', 'overlays/dev/kustomization.yaml']),
     );
   });
 
@@ -120,11 +164,40 @@ describe('kustomizations', () => {
   });
 });
 
+/** Every Kubernetes object in the repository: the base, the infra component and the overlays' patches. */
+function everyKubernetesObject(): Array<[string, Manifest]> {
+  const yamlFiles = readdirSync(k8sRoot, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'),
+  );
+  return yamlFiles.flatMap((f) =>
+    readManifests(join(k8sRoot, f)).map((o): [string, Manifest] => [`${f}: ${o['kind']} ${o['metadata']?.['name']}`, o]),
+  );
+}
+
+describe('kubernetes schemas', () => {
+  const objects = everyKubernetesObject();
+
+  it('cover at least every object of the base and the infra component', () => {
+    expect(objects.length).toBeGreaterThanOrEqual(kustomizationObjects(join(k8sRoot, 'overlays/dev')).length);
+  });
+
+  it.each(objects)('%s is valid against the Kubernetes schema of its kind', async (_, object) => {
+    await expect(validateKubernetesObject(object)).resolves.toBeUndefined();
+  });
+
+  it('rejects an object that breaks its schema, so the checks above can fail', async () => {
+    const deployment = objects.find(([, o]) => o['kind'] === 'Deployment')?.[1] as Manifest;
+    await expect(validateKubernetesObject({ ...deployment, spec: { ...deployment['spec'], replicas: 'two' } })).rejects.toThrow(/replicas/);
+    await expect(validateKubernetesObject({ apiVersion: 'v1', kind: 'NoSuchKind' })).rejects.toThrow(/NoSuchKind/);
+  });
+});
+
 describe('kubernetes base', () => {
   const objects = kustomizationObjects(join(k8sRoot, 'base'));
   const ofKind = (kind: string) => objects.filter((o) => o['kind'] === kind);
-  const forApp = (kind: string, app: string) => ofKind(kind).filter((o) => o['metadata']['labels']?.['app.kubernetes.io/name'] === app);
+  const forApp = (kind: string, app: string) => ofKind(kind).filter((o) => labelsOf(o)['app.kubernetes.io/name'] === app);
   const config = ofKind('ConfigMap').find((c) => c['metadata']['name'] === 'stagecraft-config');
+  const healthPort = Number(config?.['data']['STAGECRAFT_HEALTH_PORT']);
 
   function deploymentOf(app: string) {
     const deployment = forApp('Deployment', app)[0];
@@ -132,17 +205,11 @@ describe('kubernetes base', () => {
     return { deployment, pod: deployment['spec']['template'], container };
   }
 
-  /** A probe or target port may be a number or the name of a container port; both resolve to a number. */
-  function containerPort(container: Manifest, port: number | string): number | undefined {
-    const ports = (container['ports'] ?? []) as Array<{ name?: string; containerPort: number }>;
-    const found = ports.find((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port));
-    return found?.containerPort;
-  }
-
-  it('holds one Deployment and one Service per app, and no other', () => {
-    const names = (kind: string) => sorted(ofKind(kind).map((o) => o['metadata']['labels']['app.kubernetes.io/name']));
+  it('holds one Deployment, Service and PodDisruptionBudget per app, and no other', () => {
+    const names = (kind: string) => sorted(ofKind(kind).map((o) => labelsOf(o)['app.kubernetes.io/name']));
     expect(names('Deployment')).toEqual(sorted(APPS));
     expect(names('Service')).toEqual(sorted(APPS));
+    expect(names('PodDisruptionBudget')).toEqual(sorted(APPS));
   });
 
   it('configures NATS, the KurrentDB store and the subject prefix in stagecraft-config', () => {
@@ -154,7 +221,7 @@ describe('kubernetes base', () => {
     expect(data['OPENAI_API_KEY']).toBeUndefined();
   });
 
-  it('deploys neither NATS nor KurrentDB', () => {
+  it('deploys neither NATS nor KurrentDB (the infra component does)', () => {
     const images = ofKind('Deployment').flatMap((d) => d['spec']['template']['spec']['containers'].map((c: Manifest) => c['image']));
     expect(images.filter((i: string) => /nats|kurrent/.test(i))).toEqual([]);
     expect(ofKind('StatefulSet')).toEqual([]);
@@ -164,7 +231,7 @@ describe('kubernetes base', () => {
     expect(forApp('Deployment', app)).toHaveLength(1);
     expect(forApp('Service', app)).toHaveLength(1);
     const { deployment, pod } = deploymentOf(app);
-    expect(deployment['metadata']['labels']['app.kubernetes.io/part-of']).toBe('stagecraft');
+    expect(labelsOf(deployment)['app.kubernetes.io/part-of']).toBe('stagecraft');
     expect(pod['metadata']['labels']).toMatchObject(deployment['spec']['selector']['matchLabels']);
   });
 
@@ -174,15 +241,27 @@ describe('kubernetes base', () => {
     expect(container['envFrom']).toContainEqual({ configMapRef: { name: 'stagecraft-config' } });
   });
 
-  it.each(APPS)('%s: liveness on /healthz and readiness on /readyz, on the health port', (app) => {
+  it.each(APPS)('%s: startup and liveness on /healthz, readiness on /readyz, all on the health port', (app) => {
     const { container } = deploymentOf(app);
-    const live = container['livenessProbe']['httpGet'];
-    const ready = container['readinessProbe']['httpGet'];
-    expect(live.path).toBe('/healthz');
-    expect(ready.path).toBe('/readyz');
-    const port = containerPort(container, ready.port);
-    expect(port).toBe(Number(config?.['data']['STAGECRAFT_HEALTH_PORT']));
-    expect(containerPort(container, live.port)).toBe(port);
+    const probes = {
+      startupProbe: '/healthz',
+      livenessProbe: '/healthz',
+      readinessProbe: '/readyz',
+    };
+    for (const [probe, path] of Object.entries(probes)) {
+      const get = container[probe]?.['httpGet'];
+      expect([probe, get?.['path'], containerPort(container, get?.['port'])]).toEqual([probe, path, healthPort]);
+    }
+  });
+
+  it.each(APPS)('%s: metrics are scraped from /metrics on the health port, which is named http-metrics', (app) => {
+    const { pod, container } = deploymentOf(app);
+    expect(containerPort(container, 'http-metrics')).toBe(healthPort);
+    expect(pod['metadata']['annotations']).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(healthPort),
+      'prometheus.io/path': '/metrics',
+    });
   });
 
   it.each(APPS)('%s: requests and limits for cpu and memory', (app) => {
@@ -192,11 +271,44 @@ describe('kubernetes base', () => {
     }
   });
 
-  it.each(APPS)('%s: runs as non-root on a read-only root filesystem', (app) => {
+  it.each(APPS)('%s: runs as uid 1000 on a read-only root filesystem, without capabilities, under RuntimeDefault seccomp', (app) => {
     const { pod, container } = deploymentOf(app);
-    expect(pod['spec']['securityContext']['runAsNonRoot']).toBe(true);
-    expect(pod['spec']['securityContext']['runAsUser']).toBeGreaterThan(0);
-    expect(container['securityContext']).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    expect(pod['spec']['securityContext']).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container['securityContext']).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container['volumeMounts']).toContainEqual(expect.objectContaining({ mountPath: '/tmp' }));
+  });
+
+  it.each(APPS)('%s: a PodDisruptionBudget covers its pods and still lets a node drain', (app) => {
+    const { deployment, pod } = deploymentOf(app);
+    const budgets = ofKind('PodDisruptionBudget').filter((b) => matches(b['spec']['selector']['matchLabels'], pod['metadata']['labels']));
+    expect(budgets).toHaveLength(1);
+    const { minAvailable, maxUnavailable } = budgets[0]['spec'];
+    const replicas = deployment['spec']['replicas'] as number;
+    expect(maxUnavailable !== undefined ? maxUnavailable >= 1 : minAvailable < replicas).toBe(true);
+  });
+
+  it('memory, the single writer of its views, runs one replica and is replaced with Recreate', () => {
+    const { deployment } = deploymentOf('memory');
+    expect(deployment['spec']['replicas']).toBe(1);
+    expect(deployment['spec']['strategy']).toEqual({ type: 'Recreate' });
+  });
+
+  it('conversation runs several replicas with a rolling update that never lowers the ready count', () => {
+    const { deployment } = deploymentOf('conversation');
+    expect(deployment['spec']['replicas']).toBeGreaterThanOrEqual(2);
+    expect(deployment['spec']['strategy']).toMatchObject({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } });
+  });
+
+  it.each(STATELESS_APPS)('%s: stateless, two replicas by default', (app) => {
+    expect(deploymentOf(app).deployment['spec']['replicas']).toBe(2);
   });
 
   it.each(APPS)('%s: the Service selects the pods and targets the probe port', (app) => {
@@ -210,10 +322,15 @@ describe('kubernetes base', () => {
     expect(targets).toContain(probePort);
   });
 
-  it.each(MODEL_APPS)('%s: the API key comes from an optional Secret', (app) => {
+  it.each(ENDPOINT_APPS)('%s: the API key comes from an optional Secret', (app) => {
     const env = (deploymentOf(app).container['env'] ?? []) as Manifest[];
     const key = env.find((e) => e['name'] === 'OPENAI_API_KEY');
     expect(key?.['valueFrom']['secretKeyRef']).toMatchObject({ name: expect.any(String), key: expect.any(String), optional: true });
+  });
+
+  it.each(APPS.filter((a) => !ENDPOINT_APPS.includes(a)))('%s: gets no API key', (app) => {
+    const env = (deploymentOf(app).container['env'] ?? []) as Manifest[];
+    expect(env.map((e) => e['name'])).not.toContain('OPENAI_API_KEY');
   });
 
   it.each(WORKSPACE_APPS)('%s: the project is mounted at STAGECRAFT_PROJECT_ROOTS', (app) => {
@@ -225,6 +342,173 @@ describe('kubernetes base', () => {
     const claim = volume?.['persistentVolumeClaim']?.['claimName'];
     expect(ofKind('PersistentVolumeClaim').map((c) => c['metadata']['name'])).toContain(claim);
   });
+
+  it('tool-execution says how to give bubblewrap a user namespace (hostUsers: false), as the docs do', () => {
+    expect(readText('deploy/k8s/base/tool-execution.yaml')).toMatch(/^#.*hostUsers: false/m);
+    expect(readText('docs/deploy.md')).toMatch(/hostUsers: false/);
+  });
+});
+
+describe('stagecraft-config', () => {
+  const text = readFileSync(configFile, 'utf8');
+  const data = readManifests(configFile)[0]['data'] as Record<string, string>;
+  const documented = new Set([...Object.keys(data), ...commentedOutKeys(text)]);
+  const read = variablesReadBySource();
+
+  it('the source scan finds the variables every process reads', () => {
+    expect([...read.keys()]).toEqual(
+      expect.arrayContaining(['NATS_URL', 'STAGECRAFT_STORE', 'LOG_LEVEL', 'OPENAI_API_KEY', 'STAGECRAFT_MODEL']),
+    );
+  });
+
+  it('documents every variable the code reads, set or commented out', () => {
+    const missing = [...read].filter(([name]) => !documented.has(name)).map(([name, file]) => `${name} (read in ${file})`);
+    expect(missing).toEqual([]);
+  });
+
+  it('holds no secret: the API key is only named in a comment', () => {
+    expect(Object.keys(data).filter((k) => /_(KEY|TOKEN|SECRET|PASSWORD)$/.test(k))).toEqual([]);
+    expect(commentedOutKeys(text)).toContain('OPENAI_API_KEY');
+  });
+
+  it('has a comment before every key', () => {
+    const doc = parseDocument(text);
+    const map = doc.get('data', true);
+    if (!isMap(map)) throw new Error('stagecraft-config has no data map');
+    const uncommented = map.items.flatMap((pair, i) => {
+      const key = pair.key;
+      const comment = isScalar(key) ? key.commentBefore : undefined;
+      // The first key's comment belongs to the map itself.
+      return comment || (i === 0 && map.commentBefore) ? [] : [String(isScalar(key) ? key.value : key)];
+    });
+    expect(uncommented).toEqual([]);
+  });
+
+  it('holds only values the services accept', () => {
+    expect(() => loadShellConfig(data)).not.toThrow();
+    expect(() => gatewayConfigFromEnv(data)).not.toThrow();
+    expect(() => sandboxOptionsFromEnv(data)).not.toThrow();
+    expect(() => memoryConfigFromEnv(data)).not.toThrow();
+  });
+
+  it('spells out the built-in defaults it repeats', () => {
+    expect(sandboxOptionsFromEnv(data)).toEqual(DEFAULT_SANDBOX_OPTIONS);
+    expect(memoryConfigFromEnv(data)).toEqual(memoryConfigFromEnv({}));
+    const deployment = {
+      natsUrl: 'nats://nats:4222',
+      store: 'kurrentdb://kurrentdb:2113?tls=false',
+      healthHost: '0.0.0.0',
+      projectRoots: ['/workspace'],
+    };
+    expect(loadShellConfig(data)).toEqual({ ...loadShellConfig({}), ...deployment });
+  });
+
+  it('leaves tracing off', () => {
+    expect(tracingRequested(data)).toBe(false);
+  });
+
+  it('sets the lease TTL the conversation replicas share', () => {
+    expect(Number(data['STAGECRAFT_LEASE_TTL_MS'])).toBeGreaterThan(0);
+  });
+
+  it('sets only variables the code reads, apart from the per-stage models still being added', () => {
+    const perStage = /^STAGECRAFT_MODEL_(WARMUP|ACT|TOOL_FOLLOWUP|DELIVERY_CHECK|QA_REVIEW)$/;
+    expect(Object.keys(data).filter((k) => !read.has(k) && !perStage.test(k))).toEqual([]);
+  });
+});
+
+describe('README "## Configuration"', () => {
+  const section = markdownSection(readText('README.md'), 'Configuration');
+
+  it('exists', () => {
+    expect(section).toBeDefined();
+  });
+
+  it('has a table row for every variable the code reads', () => {
+    const rows = tableRows(section ?? '');
+    const missing = [...variablesReadBySource().keys()].filter((name) => !rows.some((row) => row.includes(`\`${name}\``)));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('docs/deploy.md', () => {
+  const text = readText('docs/deploy.md');
+
+  it('has a table row for every variable the code reads', () => {
+    const rows = tableRows(text);
+    const missing = [...variablesReadBySource().keys()].filter((name) => !rows.some((row) => row.includes(`\`${name}\``)));
+    expect(missing).toEqual([]);
+  });
+
+  it('names every probe path and port', () => {
+    for (const s of ['/healthz', '/readyz', '/metrics', '8080', '4222', '8222', '2113', '/health/live', 'js-enabled-only=true']) {
+      expect([s, text.includes(s)]).toEqual([s, true]);
+    }
+  });
+});
+
+describe('kubernetes infra component', () => {
+  const objects = kustomizationObjects(join(k8sRoot, 'infra'));
+  const component = readManifests(join(k8sRoot, 'infra/kustomization.yaml'))[0];
+  const config = readManifests(configFile)[0]['data'] as Record<string, string>;
+  const statefulSet = (name: string) => objects.find((o) => o['kind'] === 'StatefulSet' && o['metadata']['name'] === name) as Manifest;
+  const container = (name: string) => statefulSet(name)['spec']['template']['spec']['containers'][0] as Manifest;
+
+  it('is a Kustomize component with a StatefulSet, a headless Service and a budget for NATS and KurrentDB', () => {
+    expect(component['kind']).toBe('Component');
+    for (const name of ['nats', 'kurrentdb']) {
+      const set = statefulSet(name);
+      const service = objects.find((o) => o['kind'] === 'Service' && o['metadata']['name'] === set['spec']['serviceName']);
+      expect(service?.['spec']['clusterIP']).toBe('None');
+      expect(set['spec']['template']['metadata']['labels']).toMatchObject(service?.['spec']['selector']);
+      const budget = objects.find((o) => o['kind'] === 'PodDisruptionBudget' && o['metadata']['name'] === name);
+      expect(set['spec']['template']['metadata']['labels']).toMatchObject(budget?.['spec']['selector']['matchLabels']);
+      expect(set['spec']['volumeClaimTemplates']).toHaveLength(1);
+    }
+  });
+
+  it('runs a pinned NATS 2.10 with JetStream storing on its claim, probed on /healthz?js-enabled-only=true', () => {
+    const nats = container('nats');
+    expect(nats['image']).toMatch(/^nats:2\.10\.\d+-alpine$/);
+    const args = [...(nats['command'] ?? []), ...(nats['args'] ?? [])] as string[];
+    expect(args).toContain('-js');
+    const storeDir = args[args.indexOf('-sd') + 1];
+    expect(storeDir).toBe('/data');
+    const claim = statefulSet('nats')['spec']['volumeClaimTemplates'][0]['metadata']['name'];
+    expect(nats['volumeMounts']).toContainEqual({ name: claim, mountPath: storeDir });
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      const get = nats[probe]['httpGet'];
+      expect([probe, get['path'], containerPort(nats, get['port'])]).toEqual([probe, '/healthz?js-enabled-only=true', 8222]);
+    }
+  });
+
+  it('runs a pinned KurrentDB from the repository compose uses, insecure and single-node', () => {
+    const db = container('kurrentdb');
+    const compose = readCompose('docker-compose.yml')['services'] as Record<string, Manifest>;
+    expect(db['image']).toMatch(/^docker\.kurrent\.io\/kurrent-latest\/kurrentdb:\d+\.\d+\.\d+$/);
+    expect(db['image']).toBe(compose['kurrentdb']['image']);
+    expect(container('nats')['image']).toBe(compose['nats']['image']);
+    const env = Object.fromEntries((db['env'] as Manifest[]).map((e) => [e['name'], e['value']]));
+    expect(env).toMatchObject({ KURRENTDB_INSECURE: 'true', KURRENTDB_CLUSTER_SIZE: '1' });
+    expect(db['livenessProbe']['httpGet']['path']).toBe('/health/live');
+    expect(readText('deploy/k8s/infra/kurrentdb.yaml')).toMatch(/^#.*secure/m);
+  });
+
+  it.each(['nats', 'kurrentdb'])('%s runs as uid 1000 on a read-only root filesystem, with limits', (name) => {
+    const pod = statefulSet(name)['spec']['template']['spec'];
+    expect(pod['securityContext']).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container(name)['securityContext']).toMatchObject({ readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container(name)['resources']['limits']).toEqual({ cpu: expect.anything(), memory: expect.anything() });
+  });
+
+  it('serves NATS and KurrentDB at the addresses stagecraft-config names', () => {
+    const nats = new URL(config['NATS_URL']);
+    const store = new URL(config['STAGECRAFT_STORE']);
+    const servicePorts = (name: string) =>
+      objects.find((o) => o['kind'] === 'Service' && o['metadata']['name'] === name)?.['spec']['ports'].map((p: Manifest) => p['port']);
+    expect(servicePorts(nats.hostname)).toContain(Number(nats.port));
+    expect(servicePorts(store.hostname)).toContain(Number(store.port));
+  });
 });
 
 describe('kubernetes dev overlay', () => {
@@ -232,9 +516,11 @@ describe('kubernetes dev overlay', () => {
   const kustomization = readManifests(join(k8sRoot, 'overlays/dev/kustomization.yaml'))[0];
   const deployments = overlay.filter((o) => o['kind'] === 'Deployment').map((d) => d['metadata']['name'] as string);
 
-  it('builds on the base and renders all six Deployments', () => {
+  it('builds on the base, adds the infra component and renders all six Deployments and both StatefulSets', () => {
     expect(kustomization['resources']).toContain('../../base');
+    expect(kustomization['components']).toContain('../../infra');
     expect(deployments).toHaveLength(APPS.length);
+    expect(sorted(overlay.filter((o) => o['kind'] === 'StatefulSet').map((o) => o['metadata']['name']))).toEqual(['kurrentdb', 'nats']);
   });
 
   it('sets replicas and an image tag only for names the base defines', () => {
@@ -244,6 +530,15 @@ describe('kubernetes dev overlay', () => {
     for (const i of kustomization['images'] as Array<{ name: string; newTag?: string }>) {
       expect(imageNames.has(i.name)).toBe(true);
       expect(i.newTag).toBeTruthy();
+    }
+  });
+
+  it('patches only objects the base or the component defines', () => {
+    const defined = new Set(overlay.map((o) => `${o['kind']}/${o['metadata']['name']}`));
+    for (const { path } of kustomization['patches'] as Array<{ path: string }>) {
+      for (const patch of readManifests(join(k8sRoot, 'overlays/dev', path))) {
+        expect(defined).toContain(`${patch['kind']}/${patch['metadata']['name']}`);
+      }
     }
   });
 });
@@ -274,7 +569,7 @@ describe('Dockerfile', () => {
         .join('\n');
     const earlier = stages.slice(0, -1).map(runs).join('\n');
     expect(earlier).toMatch(/npm install/);
-    expect(earlier).toMatch(/npm run build/);
+    expect(earlier).toMatch(/npm run build|tsc -b/);
     expect(earlier).toMatch(/npm prune --omit=dev/);
     expect(runs(final)).not.toMatch(/npm (install|ci|run)/);
   });

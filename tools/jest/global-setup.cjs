@@ -1,6 +1,8 @@
-// Probes shared by the integration and e2e projects, run once before any suite registers tests.
-// Each probe decides quickly and quietly, and leaves its answer in the environment the test
-// workers inherit: STAGECRAFT_KURRENTDB_URL, or STAGECRAFT_KURRENTDB_UNAVAILABLE=<reason>.
+// Probes shared by the integration, e2e and containers projects, run once before any suite registers
+// tests. Each probe decides quickly and quietly, and leaves its answer in the environment the test
+// workers inherit:
+//   STAGECRAFT_KURRENTDB_URL, or STAGECRAFT_KURRENTDB_UNAVAILABLE=<reason>;
+//   STAGECRAFT_CONTAINERS_IMAGE (the image the container suites run), or STAGECRAFT_CONTAINERS_UNAVAILABLE=<reason>.
 const { existsSync } = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
@@ -8,8 +10,13 @@ const { homedir } = require('node:os');
 const { join } = require('node:path');
 const { spawnSync } = require('node:child_process');
 
-const image = 'kurrentplatform/kurrentdb';
+// The name docker-compose.yml runs, so the contract suite tests the engine the deployment uses.
+const kurrentImage = 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
+const stagecraftImage = process.env.STAGECRAFT_IMAGE || 'stagecraft:local';
+const natsImage = process.env.STAGECRAFT_NATS_IMAGE || 'localhost/stagecraft-nats:local';
+const buildHint = 'build them with tools/containers/build-images.sh';
 const probeTimeoutMs = 1500;
+const pullTimeoutMs = 120_000;
 
 /** First host:port of a KurrentDB connection string (port 2113 when absent). */
 function firstEndpoint(connectionString) {
@@ -36,21 +43,21 @@ function kurrentAlive({ host, port }, tls) {
   });
 }
 
+/** DOCKER_HOST, else the first socket that exists: Docker's, then Podman's API service (tools/containers/podman-service.sh). */
 function dockerSocket() {
   const fromEnv = process.env.DOCKER_HOST;
   if (fromEnv) return fromEnv.startsWith('unix://') ? { socketPath: fromEnv.slice('unix://'.length) } : { url: fromEnv };
-  const candidates = ['/var/run/docker.sock', join(homedir(), '.docker', 'run', 'docker.sock')];
-  if (process.env.XDG_RUNTIME_DIR) candidates.push(join(process.env.XDG_RUNTIME_DIR, 'docker.sock'));
+  const candidates = ['/var/run/docker.sock', join(homedir(), '.docker', 'run', 'docker.sock'), '/run/podman/podman.sock'];
+  if (process.env.XDG_RUNTIME_DIR) candidates.push(join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman', 'podman.sock'));
   const found = candidates.find((path) => existsSync(path));
   return found ? { socketPath: found } : null;
 }
 
-function dockerGet(target, path) {
+function dockerRequest(target, method, path) {
   return new Promise((resolve) => {
-    const options = target.socketPath
-      ? { socketPath: target.socketPath, path }
-      : { host: new URL(target.url.replace(/^tcp:/, 'http:')).hostname, port: new URL(target.url.replace(/^tcp:/, 'http:')).port, path };
-    const request = http.get({ ...options, timeout: probeTimeoutMs }, (response) => {
+    const url = target.url && new URL(target.url.replace(/^tcp:/, 'http:'));
+    const options = target.socketPath ? { socketPath: target.socketPath, path } : { host: url.hostname, port: url.port, path };
+    const request = http.request({ ...options, method, timeout: probeTimeoutMs }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (body += chunk));
@@ -58,31 +65,75 @@ function dockerGet(target, path) {
     });
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', (error) => resolve({ error: error.code || error.message }));
+    request.end();
   });
 }
 
-async function localKurrentImage(target) {
-  const ping = await dockerGet(target, '/_ping');
-  if (ping.error || ping.status !== 200) return { reason: `no container runtime answers (${ping.error || `HTTP ${ping.status}`})` };
-  const filters = encodeURIComponent(JSON.stringify({ reference: [image] }));
-  const images = await dockerGet(target, `/images/json?filters=${filters}`);
-  const tags = images.body ? JSON.parse(images.body).flatMap((i) => i.RepoTags || []) : [];
-  return tags.length > 0 ? { tag: tags[0] } : { reason: `image ${image} is not present locally and nothing can be pulled here` };
+async function runtimeAnswers(target) {
+  const ping = await dockerRequest(target, 'GET', '/_ping');
+  return ping.error || ping.status !== 200 ? `no container runtime answers (${ping.error || `HTTP ${ping.status}`})` : true;
 }
 
-async function startContainer(tag) {
-  process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+async function imagePresent(target, name) {
+  const inspect = await dockerRequest(target, 'GET', `/images/${encodeURIComponent(name)}/json`);
+  return inspect.status === 200;
+}
+
+/** Testcontainers reads DOCKER_HOST; Ryuk (its reaper) cannot run under Podman, and every suite removes its own containers. */
+function exportRuntime(target) {
+  if (!process.env.DOCKER_HOST && target.socketPath) process.env.DOCKER_HOST = `unix://${target.socketPath}`;
+  if (target.socketPath && target.socketPath.includes('podman')) process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+}
+
+/**
+ * Removes, synchronously (it runs on exit), every container carrying `label`, through the runtime's
+ * API in a child process; prints what it started and what is left.
+ */
+function removeLabelledOnExit(target, label, what) {
+  const script = `
+    const http = require('node:http');
+    const target = ${JSON.stringify(target)};
+    const call = (method, path) => new Promise((resolve) => {
+      const url = target.url && new URL(target.url.replace(/^tcp:/, 'http:'));
+      const where = target.socketPath ? { socketPath: target.socketPath } : { host: url.hostname, port: url.port };
+      const request = http.request({ ...where, method, path }, (r) => { let b = ''; r.on('data', (c) => (b += c)); r.on('end', () => resolve(b)); });
+      request.on('error', () => resolve('[]'));
+      request.end();
+    });
+    const list = async () => JSON.parse(await call('GET', '/containers/json?all=true&filters=' + encodeURIComponent(JSON.stringify({ label: [${JSON.stringify(label)}] }))));
+    (async () => {
+      for (const c of await list()) await call('DELETE', '/containers/' + c.Id + '?force=true&v=true');
+      console.log(${JSON.stringify(what)} + ': started 1 container, ' + (await list()).length + ' left after removal');
+    })();`;
+  process.once('exit', () => spawnSync(process.execPath, ['-e', script], { stdio: 'inherit' }));
+}
+
+async function startKurrentContainer(target) {
   const { GenericContainer, Wait } = require('testcontainers');
-  const container = await new GenericContainer(tag)
+  const label = `stagecraft.suite=kurrentdb-contract-${process.pid}`;
+  // Registered before the start: a container whose start fails is removed too, never left "Created".
+  removeLabelledOnExit(target, label, 'kurrentdb contract suite');
+  const container = await new GenericContainer(kurrentImage)
+    .withLabels({ 'stagecraft.suite': label.split('=')[1] })
     .withEnvironment({ KURRENTDB_INSECURE: 'true', KURRENTDB_MEM_DB: 'true' })
     .withExposedPorts(2113)
     .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCode(204))
     .withStartupTimeout(60_000)
     .start();
-  // Without Ryuk nothing reaps the container; the config has no globalTeardown, so remove it on exit.
-  const id = container.getId();
-  process.once('exit', () => spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore' }));
   return `kurrentdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`;
+}
+
+/** Asks the runtime to pull; a registry that does not answer fails it, or the deadline does. */
+async function pullImage(name) {
+  const { getContainerRuntimeClient, ImageName } = require('testcontainers');
+  const client = await getContainerRuntimeClient();
+  let timer;
+  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${pullTimeoutMs / 1000} s`)), pullTimeoutMs)));
+  try {
+    await Promise.race([client.image.pull(ImageName.fromString(name)), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function probeKurrentDb() {
@@ -94,18 +145,48 @@ async function probeKurrentDb() {
     return reachable === true ? { url: given } : { unavailable: `KURRENTDB_URL=${given} not reachable (${reachable})` };
   }
   const target = dockerSocket();
-  if (!target) return { unavailable: 'KURRENTDB_URL not set and no container runtime (no DOCKER_HOST, no docker socket)' };
-  const found = await localKurrentImage(target);
-  if (!found.tag) return { unavailable: `KURRENTDB_URL not set and ${found.reason}` };
+  if (!target) return { unavailable: 'KURRENTDB_URL not set and no container runtime (no DOCKER_HOST, no docker or podman socket)' };
+  const answers = await runtimeAnswers(target);
+  if (answers !== true) return { unavailable: `KURRENTDB_URL not set and ${answers}` };
+  exportRuntime(target);
+  if (!(await imagePresent(target, kurrentImage))) {
+    try {
+      await pullImage(kurrentImage);
+    } catch (error) {
+      const reason = String(error.message || error).split('\n')[0];
+      return { unavailable: `KURRENTDB_URL not set, image ${kurrentImage} is not present locally and pulling it failed (${reason})` };
+    }
+  }
   try {
-    return { url: await startContainer(found.tag) };
+    return { url: await startKurrentContainer(target) };
   } catch (error) {
-    return { unavailable: `KurrentDB container ${found.tag} did not start: ${String(error.message || error).split('\n')[0]}` };
+    return { unavailable: `KurrentDB container ${kurrentImage} did not start: ${String(error.message || error).split('\n')[0]}` };
   }
 }
 
-module.exports = async () => {
-  // Both the integration and the e2e project run this; decide once per Jest run.
+async function probeContainers() {
+  const target = dockerSocket();
+  if (!target) return { unavailable: 'no container runtime (no DOCKER_HOST, no docker or podman socket; see tools/containers/podman-service.sh)' };
+  const answers = await runtimeAnswers(target);
+  if (answers !== true) return { unavailable: `${answers} at ${target.socketPath || target.url}` };
+  exportRuntime(target);
+  const missing = [];
+  for (const name of [stagecraftImage, natsImage]) if (!(await imagePresent(target, name))) missing.push(name);
+  if (missing.length > 0) return { unavailable: `image ${missing.join(' and ')} not built (${buildHint})` };
+  return { image: stagecraftImage };
+}
+
+module.exports = async (globalConfig, projectConfig) => {
+  // Every project with container or KurrentDB suites runs this; decide each question once per Jest run.
+  if (projectConfig.displayName?.name === 'containers' || projectConfig.displayName === 'containers') {
+    if (process.env.STAGECRAFT_CONTAINERS_IMAGE || process.env.STAGECRAFT_CONTAINERS_UNAVAILABLE) return;
+    const containers = await probeContainers();
+    if (containers.image) {
+      process.env.STAGECRAFT_CONTAINERS_IMAGE = containers.image;
+      process.env.STAGECRAFT_NATS_IMAGE = natsImage;
+    } else process.env.STAGECRAFT_CONTAINERS_UNAVAILABLE = containers.unavailable;
+    return;
+  }
   if (process.env.STAGECRAFT_KURRENTDB_URL || process.env.STAGECRAFT_KURRENTDB_UNAVAILABLE) return;
   const kurrentdb = await probeKurrentDb();
   if (kurrentdb.url) process.env.STAGECRAFT_KURRENTDB_URL = kurrentdb.url;

@@ -1,27 +1,62 @@
-import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { ApprovalPolicy, PHASES, PhaseName, ServiceName, UserMode, toErrorReply } from '@stagecraft/contracts';
-import { WorkflowFlags, showWorkflow, startWorkflow } from './commands/workflow';
-import { connectNatsBus, createRequester } from '@stagecraft/messaging';
-import { startHost } from '@stagecraft/service-shell';
-import { ApproveFlags, approve } from './commands/approve';
-import { ChatFlags, WAITING_EXIT_CODE, chat } from './commands/chat';
-import { ForkFlags, fork } from './commands/fork';
-import { checkHealth, formatHealth } from './commands/health';
-import { formatIndexSummary, indexProjectCommand } from './commands/index-project';
-import { replay, verifyReplay } from './commands/replay';
-import { RunsListFlags, auditStore, listRunsCommand, replayStoredRun, showRun } from './commands/runs';
-import { cliConfig, parseServices, parseTransport } from './options';
-import { allServices } from './services';
-import { McpFlags, serveMcp } from './mcp/serve';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import type { ServiceName } from '@stagecraft/contracts';
+import { EXIT, EXIT_CODES_HELP, exitCodeOfError, exitCodeOfRun } from './exit-codes';
+import {
+  APPROVAL_POLICIES,
+  milliseconds,
+  parseApprovalPolicy,
+  parseGates,
+  parseMode,
+  parsePhases,
+  parsePort,
+  parseRevision,
+  parseServices,
+  parseTransport,
+  wholeNumber,
+} from './options';
+import type { ApproveFlags } from './commands/approve';
+import type { ChatFlags } from './commands/chat';
+import type { ForkFlags } from './commands/fork';
+import type { RunsListFlags } from './commands/runs';
+import type { WorkflowFlags } from './commands/workflow';
+import type { McpFlags } from './mcp/serve';
+
+/*
+ * Only commander and the option parsers load at start-up: each command's module (and the system
+ * behind it) is imported inside its action, so `--help` and `--version` cost a bare Node start.
+ */
+
+// A reader that stops early (`stagecraft runs show ID | head -2`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT.done);
+  throw error;
+});
+
+/** A command's module, loaded when the command runs; Nest's decorators need reflect-metadata loaded first. */
+async function load<T>(module: () => Promise<T>): Promise<T> {
+  await import('reflect-metadata');
+  return module();
+}
+
+type ConnectionFlags = { natsUrl?: string; store?: string };
+const config = async (flags: ConnectionFlags) => (await load(() => import('./cli-config.js'))).cliConfig(flags);
+
+const version = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 const program = new Command('stagecraft')
   .description('Stagecraft: staged, event-sourced agentic coding conversations')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version')
+  // Commander would exit 1 on a usage error; every usage error here exits 2 (see the catch below).
+  .exitOverride()
+  .showHelpAfterError()
+  .addHelpText('after', EXIT_CODES_HELP);
 
 const natsOption = () => new Option('--nats-url <url>', 'NATS server(s) of a distributed system (or NATS_URL)');
 const storeOption = () => new Option('--store <url>', 'event store: sqlite:PATH | memory: | kurrentdb://… (or STAGECRAFT_STORE)');
+const timeoutOption = (description: string, fallback: number) =>
+  new Option('--timeout <ms>', description).argParser(milliseconds).default(fallback);
 
 program
   .command('serve')
@@ -30,24 +65,26 @@ program
   .addOption(new Option('--transport <kind>', 'inproc | nats').argParser(parseTransport).default('inproc'))
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (flags: { services?: ServiceName[]; transport: 'inproc' | 'nats'; natsUrl?: string; store?: string }) => {
-    const config = cliConfig(flags);
+  .action(async (flags: { services?: ServiceName[]; transport: 'inproc' | 'nats' } & ConnectionFlags) => {
+    // Runs inline until commands/serve.ts provides serveCommand(flags).
+    const settings = await config(flags);
+    const [{ startHost }, { allServices }] = await Promise.all([import('@stagecraft/service-shell'), import('./services.js')]);
     const host = await startHost({
       definitions: allServices(),
       only: flags.services,
       transport: flags.transport,
-      natsUrl: config.natsUrl,
-      store: config.store,
-      config,
+      natsUrl: settings.natsUrl,
+      store: settings.store,
+      config: settings,
       env: process.env,
     });
     const names = host.running.services.map((s) => s.name).join(', ');
     process.stdout.write(
-      `stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${config.natsUrl})` : ''}, store ${config.store}\n`,
+      `stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${settings.natsUrl})` : ''}, store ${settings.store}\n`,
     );
     const stop = async () => {
       await host.close();
-      process.exit(0);
+      process.exit(EXIT.done);
     };
     process.once('SIGINT', () => void stop());
     process.once('SIGTERM', () => void stop());
@@ -58,41 +95,36 @@ program
   .description('ask all six services for their health; exits non-zero when one is down')
   .addOption(natsOption())
   .addOption(storeOption())
-  .option('--timeout <ms>', 'per-service timeout', (v) => Number.parseInt(v, 10), 2000)
+  .addOption(timeoutOption('per-service timeout', 2000))
   .option('--json', 'print the rows as JSON')
-  .action(async (flags: { natsUrl?: string; store?: string; timeout: number; json?: boolean }) => {
-    const config = cliConfig(flags);
+  .action(async (flags: { timeout: number; json?: boolean } & ConnectionFlags) => {
+    // Runs inline until commands/health.ts provides healthCommand(flags).
+    const settings = await config(flags);
+    const [{ randomUUID }, { startHost }, { connectNatsBus, createRequester }, { allServices }, { checkHealth, formatHealth }] =
+      await Promise.all([
+        import('node:crypto'),
+        import('@stagecraft/service-shell'),
+        import('@stagecraft/messaging'),
+        import('./services.js'),
+        import('./commands/health.js'),
+      ]);
     // Without a NATS URL the command answers for the embedded system: all six services in this process.
-    const host = config.natsUrl
+    const host = settings.natsUrl
       ? null
       : await startHost({
           definitions: allServices({ resume: false }),
           transport: 'inproc',
-          store: config.store,
-          config,
+          store: settings.store,
+          config: settings,
           env: process.env,
         });
-    const bus = host ? host.ports.bus : await connectNatsBus(config.natsUrl as string, 'stagecraft-cli');
-    const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: flags.timeout });
+    const bus = host ? host.ports.bus : await connectNatsBus(settings.natsUrl as string, 'stagecraft-cli');
+    const requester = createRequester(bus, { prefix: settings.prefix, newId: randomUUID, timeoutMs: flags.timeout });
     const rows = await checkHealth(requester, flags.timeout);
     process.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatHealth(rows)}\n`);
     await (host ? host.close() : bus.close());
-    process.exitCode = rows.every((r) => r.up) ? 0 : 1;
+    process.exitCode = rows.every((r) => r.up) ? EXIT.done : EXIT.failed;
   });
-
-const parseMode = (value: string): UserMode => {
-  if (value !== 'agent' && value !== 'chat') throw new InvalidArgumentError('agent or chat');
-  return value;
-};
-
-const parseApprovalPolicy = (value: string): ApprovalPolicy => {
-  const parsed = ApprovalPolicy.safeParse(value);
-  if (!parsed.success) throw new InvalidArgumentError('never, writes or commands');
-  return parsed.data;
-};
-
-/** A run left waiting for a person exits 3; a failed one 1. */
-const exitCodeOf = (result: { failed: boolean; waiting: unknown }): number => (result.waiting ? WAITING_EXIT_CODE : result.failed ? 1 : 0);
 
 program
   .command('chat')
@@ -105,18 +137,18 @@ program
   .addOption(
     new Option(
       '--approve <policy>',
-      'never | writes | commands: which tool calls wait for your approval (asked at a terminal; otherwise exit 3 and answer with `stagecraft approve`)',
+      `${APPROVAL_POLICIES.join(' | ')}: which tool calls wait for your approval (asked at a terminal; otherwise exit 4 and answer with \`stagecraft approve\`)`,
     )
       .argParser(parseApprovalPolicy)
       .default('never'),
   )
   .option('--json', 'one JSON object per run event, then the result')
-  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (message: string, flags: ChatFlags & { natsUrl?: string; store?: string }) => {
-    const result = await chat(message, flags, cliConfig(flags));
-    process.exitCode = exitCodeOf(result);
+  .action(async (message: string, flags: ChatFlags & ConnectionFlags) => {
+    const { chat } = await load(() => import('./commands/chat.js'));
+    process.exitCode = exitCodeOfRun(await chat(message, flags, await config(flags)));
   });
 
 program
@@ -127,17 +159,13 @@ program
   .option('--reason <text>', 'why: told to the model on a denial')
   .option('--root <dir>', 'the project the run works in')
   .option('--json', 'one JSON object per run event, then the result')
-  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (id: string, flags: ApproveFlags & { natsUrl?: string; store?: string }) => {
-    process.exitCode = exitCodeOf(await approve(id, flags, cliConfig(flags)));
+  .action(async (id: string, flags: ApproveFlags & ConnectionFlags) => {
+    const { approve } = await load(() => import('./commands/approve.js'));
+    process.exitCode = exitCodeOfRun(await approve(id, flags, await config(flags)));
   });
-
-const parseRevision = (value: string): number => {
-  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('a revision: a whole number from 0');
-  return Number(value);
-};
 
 const runs = program.command('runs').description('inspect runs in the event store');
 runs
@@ -145,11 +173,14 @@ runs
   .description('the runs, newest first: status, stage, times, model calls, tokens, cost, delivery and QA (embedded unless --nats-url)')
   .option('--stuck', 'only runs idle for longer than STAGECRAFT_STUCK_AFTER_MS (default 10 minutes)')
   .option('--status <status>', 'running | completed | failed')
-  .option('--limit <n>', 'at most this many runs (1-500)', (v) => Number(v), 50)
+  .addOption(new Option('--limit <n>', 'at most this many runs (1-500)').argParser(wholeNumber(1, 500)).default(50))
   .option('--json', 'the runs.list reply object')
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (flags: RunsListFlags & { natsUrl?: string; store?: string }) => listRunsCommand(flags, cliConfig(flags)));
+  .action(async (flags: RunsListFlags & ConnectionFlags) => {
+    const { listRunsCommand } = await load(() => import('./commands/runs.js'));
+    await listRunsCommand(flags, await config(flags));
+  });
 runs
   .command('show')
   .argument('<runId>')
@@ -157,8 +188,9 @@ runs
   .option('--json', 'the raw events, one per line')
   .option('--prompts', 'with each model request, the messages it sent, rebuilt from the stored prompt bodies')
   .action(async (runId: string, flags: { store?: string; json?: boolean; prompts?: boolean }) => {
-    const found = await showRun(runId, cliConfig(flags).store, Boolean(flags.json), Boolean(flags.prompts));
-    process.exitCode = found ? 0 : 1;
+    const { showRun } = await load(() => import('./commands/runs.js'));
+    const found = await showRun(runId, (await config(flags)).store, Boolean(flags.json), Boolean(flags.prompts));
+    process.exitCode = found ? EXIT.done : EXIT.failed;
   });
 runs
   .command('replay')
@@ -166,7 +198,8 @@ runs
   .argument('<runId>')
   .addOption(storeOption())
   .action(async (runId: string, flags: { store?: string }) => {
-    process.exitCode = (await replayStoredRun(runId, cliConfig(flags).store)) ? 0 : 1;
+    const { replayStoredRun } = await load(() => import('./commands/runs.js'));
+    process.exitCode = (await replayStoredRun(runId, (await config(flags)).store)) ? EXIT.done : EXIT.failed;
   });
 runs
   .command('fork')
@@ -178,12 +211,12 @@ runs
     parseRevision,
   )
   .option('--json', 'one JSON object per run event, then the result')
-  .option('--timeout <ms>', 'give up after this long', (v) => Number.parseInt(v, 10), 600_000)
+  .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (runId: string, flags: ForkFlags & { natsUrl?: string; store?: string }) => {
-    const result = await fork(runId, flags, cliConfig(flags));
-    process.exitCode = result.failed ? 1 : 0;
+  .action(async (runId: string, flags: ForkFlags & ConnectionFlags) => {
+    const { fork } = await load(() => import('./commands/fork.js'));
+    process.exitCode = exitCodeOfRun(await fork(runId, flags, await config(flags)));
   });
 
 program
@@ -192,7 +225,8 @@ program
   .option('--run <runId>', 'audit one run')
   .addOption(storeOption())
   .action(async (flags: { store?: string; run?: string }) => {
-    process.exitCode = (await auditStore(cliConfig(flags).store, flags.run)) ? 0 : 1;
+    const { auditStore } = await load(() => import('./commands/runs.js'));
+    process.exitCode = (await auditStore((await config(flags)).store, flags.run)) ? EXIT.done : EXIT.failed;
   });
 
 program
@@ -202,9 +236,10 @@ program
   .option('--verify', 'rebuild into a scratch store and compare with the live views; exit 1 when one differs')
   .addOption(storeOption())
   .action(async (flags: { store?: string; projection?: string; verify?: boolean }) => {
-    const store = cliConfig(flags).store;
+    const { replay, verifyReplay } = await load(() => import('./commands/replay.js'));
+    const store = (await config(flags)).store;
     if (!flags.verify) return replay(store, flags.projection);
-    process.exitCode = (await verifyReplay(store, flags.projection)) ? 0 : 1;
+    process.exitCode = (await verifyReplay(store, flags.projection)) ? EXIT.done : EXIT.failed;
   });
 
 program
@@ -213,14 +248,9 @@ program
   .requiredOption('--root <dir>', 'the project root')
   .addOption(storeOption())
   .action(async (flags: { root: string; store?: string }) => {
-    process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, cliConfig(flags).store)));
+    const { formatIndexSummary, indexProjectCommand } = await load(() => import('./commands/index-project.js'));
+    process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, (await config(flags)).store)));
   });
-
-const parsePort = (value: string): number => {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError('a port: 0 (any free one) to 65535');
-  return port;
-};
 
 program
   .command('mcp')
@@ -228,51 +258,34 @@ program
   .option('--http <port>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', parsePort)
   .option('--host <host>', 'the address --http listens on', '127.0.0.1')
   .option('--root <dir>', 'the project root of tool calls that name none')
-  .option(
-    '--chat-timeout <ms>',
-    'how long the chat tool follows a run before answering with it still running (below the usual 60 s request timeout of MCP clients)',
-    (v) => Number.parseInt(v, 10),
-    50_000,
+  .addOption(
+    new Option(
+      '--chat-timeout <ms>',
+      'how long the chat tool follows a run before answering with it still running (below the usual 60 s request timeout of MCP clients)',
+    )
+      .argParser(milliseconds)
+      .default(50_000),
   )
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (flags: McpFlags & { natsUrl?: string; store?: string }) => serveMcp(flags, cliConfig(flags)));
-
-const parsePhases = (value: string): PhaseName[] => {
-  const phases = value.split(',').map((p) => p.trim());
-  const bad = phases.filter((p) => !(PHASES as readonly string[]).includes(p));
-  if (bad.length > 0 || phases.length === 0) throw new InvalidArgumentError(`a comma-separated list of ${PHASES.join(', ')}`);
-  return phases as PhaseName[];
-};
-const parseApprove = (value: string): ApprovalPolicy => {
-  const parsed = ApprovalPolicy.safeParse(value);
-  if (!parsed.success) throw new InvalidArgumentError('never, writes or commands');
-  return parsed.data;
-};
-const parseGates = (value: string): ('after-planning' | 'before-merge')[] => {
-  const gates = value.split(',').map((g) => g.trim());
-  if (gates.some((g) => g !== 'after-planning' && g !== 'before-merge'))
-    throw new InvalidArgumentError('after-planning and/or before-merge');
-  return gates as ('after-planning' | 'before-merge')[];
-};
-const parsePositive = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number from 1');
-  return Number(value);
-};
+  .action(async (flags: McpFlags & ConnectionFlags) => {
+    const { serveMcp } = await load(() => import('./mcp/serve.js'));
+    await serveMcp(flags, await config(flags));
+  });
 
 const workflowOptions = (command: Command) =>
   command
     .requiredOption('--root <dir>', 'the project the agents work in')
     .option('--reasoning', 'require reasoning on every step of every agent')
     .addOption(
-      new Option('--approve <which>', 'tool calls that wait for a person: never | writes | commands')
-        .argParser(parseApprove)
+      new Option('--approve <which>', `tool calls that wait for a person: ${APPROVAL_POLICIES.join(' | ')}`)
+        .argParser(parseApprovalPolicy)
         .default('never'),
     )
     .option('--gate <gates>', 'stop for approval: after-planning, before-merge (comma-separated)', parseGates)
-    .option('--parallel <n>', 'agents of a phase that run at the same time (default 4)', parsePositive)
+    .option('--parallel <n>', 'agents of a phase that run at the same time (default 4)', wholeNumber(1, 1_000))
     .option('--json', 'print the final workflow view as JSON')
-    .option('--timeout <ms>', 'stop following after this long (the workflow goes on)', parsePositive, 3_600_000)
+    .addOption(timeoutOption('stop following after this long (the workflow goes on)', 3_600_000))
     .addOption(natsOption())
     .addOption(storeOption());
 
@@ -285,8 +298,9 @@ workflowOptions(
     .description('start a workflow for a goal and follow its phases and agents live (embedded unless --nats-url)')
     .argument('<goal>', 'what the workflow should achieve')
     .option('--phases <list>', 'the phases to run, in order (default discovery,planning,tickets)', parsePhases),
-).action(async (goal: string, flags: WorkflowFlags & { natsUrl?: string; store?: string }) => {
-  process.exitCode = await startWorkflow({ goal }, flags, cliConfig(flags));
+).action(async (goal: string, flags: WorkflowFlags & ConnectionFlags) => {
+  const { startWorkflow } = await load(() => import('./commands/workflow.js'));
+  process.exitCode = await startWorkflow({ goal }, flags, await config(flags));
 });
 workflowOptions(
   workflow
@@ -294,8 +308,9 @@ workflowOptions(
     .description('walk a workflow definition (workflows/<name>.json) step by step, each step an agent run')
     .argument('<name>', 'the workflow definition id')
     .option('--goal <text>', 'what the steps are for', 'Follow the workflow for this project.'),
-).action(async (name: string, flags: WorkflowFlags & { goal: string; natsUrl?: string; store?: string }) => {
-  process.exitCode = await startWorkflow({ goal: flags.goal, workflow: name }, flags, cliConfig(flags));
+).action(async (name: string, flags: WorkflowFlags & { goal: string } & ConnectionFlags) => {
+  const { startWorkflow } = await load(() => import('./commands/workflow.js'));
+  process.exitCode = await startWorkflow({ goal: flags.goal, workflow: name }, flags, await config(flags));
 });
 workflow
   .command('show')
@@ -304,13 +319,17 @@ workflow
   .option('--json', 'the workflow.get reply')
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (workflowId: string, flags: { json?: boolean; natsUrl?: string; store?: string }) =>
-    showWorkflow(workflowId, flags, cliConfig(flags)),
-  );
+  .action(async (workflowId: string, flags: { json?: boolean } & ConnectionFlags) => {
+    const { showWorkflow } = await load(() => import('./commands/workflow.js'));
+    await showWorkflow(workflowId, flags, await config(flags));
+  });
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+program.parseAsync(process.argv).catch(async (error: unknown) => {
+  // Commander has printed its own message (or the help, or the version) by now.
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.done : EXIT.usage);
+  const { toErrorReply } = await import('@stagecraft/contracts');
   const reply = toErrorReply(error);
   process.stderr.write(`stagecraft: ${reply.message}\n`);
   for (const issue of reply.issues) process.stderr.write(`  - ${issue.path.join('.') || '(root)'}: ${issue.message}\n`);
-  process.exit(2);
+  process.exit(exitCodeOfError(reply));
 });

@@ -1,29 +1,72 @@
-import { SERVICE_NAMES, ServiceName } from '@stagecraft/contracts';
-import { ShellConfig, loadShellConfig } from '@stagecraft/service-shell';
+import type { ApprovalPolicy, PhaseName, ServiceName, UserMode } from '@stagecraft/contracts';
 import { InvalidArgumentError } from 'commander';
 
-/** Flags win over the environment; the environment is validated like a service's. */
-export function cliConfig(flags: { natsUrl?: string; store?: string; prefix?: string }): ShellConfig {
-  const env = { ...process.env };
-  if (flags.natsUrl) env['NATS_URL'] = flags.natsUrl;
-  if (flags.store) env['STAGECRAFT_STORE'] = flags.store;
-  if (flags.prefix !== undefined) env['STAGECRAFT_SUBJECT_PREFIX'] = flags.prefix;
-  // A terminal command prints its own progress: service logs only when asked for with LOG_LEVEL.
-  if (!env['LOG_LEVEL']) env['LOG_LEVEL'] = 'error';
-  return loadShellConfig(env);
-}
+/*
+ * Option parsers that load nothing: every command registers its options at start-up, and `--help`
+ * must not pay for the system behind them. The lists repeat the contracts' enums; options.spec.ts
+ * holds them equal.
+ */
 
-export function parseServices(value: string): ServiceName[] {
-  const names = value
+export const USER_MODES: readonly UserMode[] = ['agent', 'chat'];
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['never', 'writes', 'commands'];
+export const PHASE_NAMES: readonly PhaseName[] = ['discovery', 'planning', 'tickets'];
+export const SERVICES: readonly ServiceName[] = ['conversation', 'policy', 'prompt-assembly', 'tool-execution', 'qa', 'memory'];
+export const GATES = ['after-planning', 'before-merge'] as const;
+export type Gate = (typeof GATES)[number];
+
+const listOf = (value: string): string[] =>
+  value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = names.filter((n) => !(SERVICE_NAMES as string[]).includes(n));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown service(s) ${unknown.join(', ')}; known: ${SERVICE_NAMES.join(', ')}`);
-  return names as ServiceName[];
-}
 
-export function parseTransport(value: string): 'inproc' | 'nats' {
-  if (value !== 'inproc' && value !== 'nats') throw new InvalidArgumentError('inproc or nats');
-  return value;
-}
+/** One of `choices`, or a usage error naming them. */
+export const oneOf =
+  <T extends string>(choices: readonly T[], what = choices.join(' | ')) =>
+  (value: string): T => {
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(what);
+    return value as T;
+  };
+
+/** A comma-separated list drawn from `choices`. */
+export const listFrom =
+  <T extends string>(choices: readonly T[], what: string) =>
+  (value: string): T[] => {
+    const items = listOf(value);
+    const unknown = items.filter((item) => !(choices as readonly string[]).includes(item));
+    if (items.length === 0 || unknown.length > 0)
+      throw new InvalidArgumentError(`${unknown.length > 0 ? `unknown ${unknown.join(', ')}; ` : ''}${what} ${choices.join(', ')}`);
+    return items as T[];
+  };
+
+/**
+ * A whole number within bounds, written in digits only: `Number.parseInt('abc')` is NaN and
+ * `parseInt('10s')` is 10, and either slipped through to a timer or a query before.
+ */
+export const wholeNumber =
+  (min: number, max = Number.MAX_SAFE_INTEGER, unit = '') =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `from ${min}` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(`a whole number ${range}${unit}, got '${value}'`);
+    }
+    return n;
+  };
+
+/** Milliseconds for a timeout: at least 1, at most a day. */
+export const milliseconds = wholeNumber(1, 86_400_000, ' (milliseconds)');
+
+export const parseServices = listFrom(SERVICES, 'known services:');
+export const parseTransport = oneOf(['inproc', 'nats'] as const, 'inproc or nats');
+export const parseMode = oneOf(USER_MODES, 'agent or chat');
+export const parseApprovalPolicy = oneOf(APPROVAL_POLICIES, 'never, writes or commands');
+export const parsePhases = listFrom(PHASE_NAMES, 'a comma-separated list of');
+export const parseGates = listFrom(GATES, 'one or both of');
+export const parsePort = wholeNumber(0, 65_535, ' (0: any free port)');
+
+/** A revision as written; the service says whether it ends a commit of that run. */
+export const parseRevision = (value: string): number => {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('a revision: a whole number from 0');
+  return Number(value);
+};

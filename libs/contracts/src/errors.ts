@@ -11,6 +11,8 @@ export const ErrorCode = z.enum([
   'LIMIT_EXCEEDED',
   'UNAVAILABLE',
   'TIMEOUT',
+  /** The deployment's settings name something that does not exist (e.g. a model the endpoint does not know). */
+  'CONFIGURATION',
   'INTERNAL',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

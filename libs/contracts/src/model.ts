@@ -31,3 +31,17 @@ export const ModelCallMeta = z.object({
   reasoningEnabled: z.boolean(),
 });
 export type ModelCallMeta = z.infer<typeof ModelCallMeta>;
+
+/**
+ * A piece of a model's answer as it streams, for a live view (`run.<runId>.stream`). Core NATS only,
+ * never stored: a subscriber that misses pieces, or joins late, gets the whole answer from the run's
+ * events once the model has answered. `seq` counts the pieces of one request from 0.
+ */
+export const ModelStreamDelta = z.object({
+  runId: RunId,
+  requestId: Id,
+  stage: Stage,
+  seq: z.number().int().min(0),
+  text: z.string(),
+});
+export type ModelStreamDelta = z.infer<typeof ModelStreamDelta>;

@@ -11,6 +11,8 @@ export const Usage = z.object({
 /** One model call the reviewer made: the run's log keeps its cost and latency, as it does for the run's own calls. */
 export const QAModelCall = z.object({
   requestId: NonBlank,
+  /** The model the reviewer asked (`STAGECRAFT_MODEL_QA_REVIEW` or `STAGECRAFT_MODEL`); absent in older logs. */
+  model: z.string().optional(),
   latencyMs: z.number().min(0),
   usage: Usage.optional(),
   finishReason: z.string().nullable(),

@@ -9,6 +9,7 @@ import {
   RunGetRequest,
 } from './conversation';
 import { RunEventMessage } from './events';
+import { ModelStreamDelta } from './model';
 import { ApprovalAnswerReply, ApprovalAnswerRequest } from './approvals';
 import { WorkflowGetReply, WorkflowGetRequest, WorkflowStartReply, WorkflowStartRequest } from './workflow-runs';
 import { HealthReply, HealthRequest } from './health';
@@ -87,9 +88,13 @@ export function subjectsOwnedBy(service: ServiceName): RequestSubject[] {
   return REQUEST_SUBJECTS.filter((s) => requestContracts[s].owner === service);
 }
 
-/** Published (not requested) subjects: one message per item, no reply. */
+/**
+ * Published (not requested) subjects: one message per item, no reply. `run.stream` is not durable:
+ * the model's text as it arrives, for live views only; the run's events hold what was said.
+ */
 export const publishContracts = {
   'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: RunEventMessage },
+  'run.stream': { subject: (runId: string) => `run.${Id.parse(runId)}.stream`, message: ModelStreamDelta },
   'tool.progress': { subject: (callId: string) => `tool.${Id.parse(callId)}.progress`, message: ToolProgress },
 } as const;
 

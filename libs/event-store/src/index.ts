@@ -15,7 +15,13 @@ export { createMemoryCheckpointStore } from './memory/memory-checkpoints';
 export { createSqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb/kurrentdb-event-store';
 export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-string';
-export { openEventStore, parseEventStoreUrl, type EventStoreLocation } from './open-event-store';
+export {
+  DEFAULT_EVENT_STORE_URL,
+  openEventStore,
+  parseEventStoreUrl,
+  type EventStoreLocation,
+  type OpenEventStoreOptions,
+} from './open-event-store';
 export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
 export { startProjection } from './projection/start-projection';
 export {
@@ -27,3 +33,4 @@ export {
 } from './projection/start-processor';
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';
 export { stableEventId } from './stable-event-id';
+export { instrumentedStore } from './instrumented';

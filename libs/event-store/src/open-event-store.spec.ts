@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEventStore, parseEventStoreUrl } from './open-event-store';
+import { DEFAULT_EVENT_STORE_URL, openEventStore, parseEventStoreUrl } from './open-event-store';
 
 describe('parseEventStoreUrl', () => {
   it.each([
@@ -27,6 +27,25 @@ describe('openEventStore', () => {
     expect([memory.kind, sqlite.kind]).toEqual(['memory', 'sqlite']);
     await Promise.all([memory.close(), sqlite.close()]);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a sqlite file in a missing directory, except at the default location', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stagecraft-open-'));
+    const cwd = process.cwd();
+    try {
+      expect(() => openEventStore(`sqlite:${join(dir, 'nope', 'events.db')}`)).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+      expect(existsSync(join(dir, 'nope'))).toBe(false);
+      process.chdir(dir);
+      const fallback = openEventStore(DEFAULT_EVENT_STORE_URL);
+      await fallback.close();
+      expect(existsSync(join(dir, '.stagecraft', 'events.db'))).toBe(true);
+      const named = openEventStore(`sqlite:${join(dir, 'made', 'events.db')}`, { createDirectory: true });
+      await named.close();
+      expect(existsSync(join(dir, 'made', 'events.db'))).toBe(true);
+    } finally {
+      process.chdir(cwd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('creates a KurrentDB store without connecting until first use', async () => {

@@ -3,6 +3,7 @@ import { normalizeKurrentDbConnectionString } from './kurrentdb/connection-strin
 import { createKurrentDbEventStore } from './kurrentdb/kurrentdb-event-store';
 import { createMemoryEventStore } from './memory/memory-event-store';
 import { createSqliteEventStore } from './sqlite/sqlite-event-store';
+import { instrumentedStore } from './instrumented';
 import type { EventStore } from './port';
 
 export type EventStoreLocation = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'kurrentdb'; connectionString: string };
@@ -23,13 +24,28 @@ export function parseEventStoreUrl(url: string): EventStoreLocation {
   throw invalid(url, 'expected memory:, sqlite:PATH, kurrentdb://host:port or esdb://host:port');
 }
 
-export function openEventStore(url: string): EventStore {
+/** Where every process keeps its log when no store is named: the one location whose directory is made on first use. */
+export const DEFAULT_EVENT_STORE_URL = 'sqlite:.stagecraft/events.db';
+
+export interface OpenEventStoreOptions {
+  /** Make a sqlite file's missing directory; by default only for `DEFAULT_EVENT_STORE_URL`, so a mistyped path fails. */
+  createDirectory?: boolean;
+}
+
+/** Opens the store a URL names, its appends measured (docs/observability.md). */
+export function openEventStore(url: string, options: OpenEventStoreOptions = {}): EventStore {
+  return instrumentedStore(openUninstrumented(url, options));
+}
+
+function openUninstrumented(url: string, options: OpenEventStoreOptions): EventStore {
   const location = parseEventStoreUrl(url);
   switch (location.kind) {
     case 'memory':
       return createMemoryEventStore();
-    case 'sqlite':
-      return createSqliteEventStore({ path: location.path });
+    case 'sqlite': {
+      const createDirectory = options.createDirectory ?? url.trim() === DEFAULT_EVENT_STORE_URL;
+      return createSqliteEventStore({ path: location.path, createDirectory });
+    }
     case 'kurrentdb':
       return createKurrentDbEventStore({ connectionString: location.connectionString });
     default: {

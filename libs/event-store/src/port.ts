@@ -66,6 +66,8 @@ export interface EventReader {
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options: SubscribeToAllOptions): EventSubscription;
+  /** The position of the last event in the log (0 when empty); adapters that cannot tell cheaply have none. */
+  headPosition?(): Promise<Position>;
 }
 
 export interface AppendOptions {

@@ -1,7 +1,7 @@
 import { ErrorReply, StagecraftError, RunEvent, publishContracts } from '@stagecraft/contracts';
 import { BusFault, HEADER, MessageBus } from './bus';
 import { publishRunEvent, subscribeRunEvents } from './publish';
-import { createRequester, serveRequests } from './requests';
+import { FailedRequest, createRequester, serveRequests, watchFailedRequests } from './requests';
 import { wireBytes } from './wire-size';
 
 let counter = 0;
@@ -151,6 +151,38 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         await expect(client.request('policy.decide', decideRequest)).rejects.toMatchObject({ code: 'INTERNAL' });
       });
 
+      it('tells the serving side about every request it answered with an error, on either lane', async () => {
+        const failures: FailedRequest[] = [];
+        watchFailedRequests(peer, (f) => failures.push(f));
+        serveRequests(
+          peer,
+          {
+            'conversation.run.get': async ({ runId }) => {
+              throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
+            },
+            'policy.decide': async () => policyReply,
+          },
+          { prefix, queue: 'q', newId },
+        );
+        await peer.flush();
+        const client = createRequester(bus, { prefix, newId });
+        await expect(client.request('conversation.run.get', { runId: 'r9' }, { correlationId: 'corr-9' })).rejects.toMatchObject({
+          code: 'NOT_FOUND',
+        });
+        await bus.request('test.policy.decide', '{not json', { timeoutMs: 2000 });
+        await client.request('policy.decide', decideRequest);
+        expect(failures.map(({ durationMs, ...f }) => ({ ...f, measured: durationMs >= 0 }))).toEqual([
+          { subject: 'conversation.run.get', code: 'NOT_FOUND', message: 'no run r9', correlationId: 'corr-9', measured: true },
+          {
+            subject: 'policy.decide',
+            code: 'VALIDATION',
+            message: 'request body is not JSON',
+            correlationId: expect.any(String),
+            measured: true,
+          },
+        ]);
+      });
+
       it('echoes the correlation id header on the reply', async () => {
         serveRequests(peer, { 'policy.decide': async () => policyReply }, { prefix, queue: 'q', newId });
         await peer.flush();
@@ -219,6 +251,7 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
               uptimeMs: 0,
               transport: bus.kind,
               store: null,
+              dependencies: [],
             }),
           },
           { prefix, queue: 'policy', newId },

@@ -48,6 +48,14 @@ export interface BusOptions {
   onError?: (fault: BusFault) => void;
 }
 
+/** The connection's own news: lost, got back, or an error the server sent. NATS only. */
+export interface ConnectionEvent {
+  type: 'disconnect' | 'reconnect' | 'error';
+  /** The server address the event concerns, when the client names one. */
+  server?: string;
+  detail?: string;
+}
+
 /**
  * Nothing a message does reaches the process: a responder that rejects, a reply too large to send,
  * a listener that throws, a publish that fails all end here, as a fault reported to `onError`.
@@ -74,6 +82,8 @@ export interface MessageBus {
   /** Resolves once everything published so far has reached the server (no-op in process). */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** Tells `listener` when the connection drops or comes back (a transport that has no connection has no method). */
+  watchConnection?(listener: (event: ConnectionEvent) => void): void;
 }
 
 export const HEADER = {

@@ -8,3 +8,13 @@ export type { CachedRequestsOptions } from './cached-requests';
 export * from './publish';
 export { subjectMatches } from './subject-match';
 export { wireBytes } from './wire-size';
+export { natsConnectionOf } from './nats-connection';
+export { type LeaseStore, inProcessLeases, leaseKey, leasesFor } from './leases';
+export { openNatsKvLeases } from './nats-kv-lease';
+export {
+  DEFAULT_RUN_EVENTS_MAX_AGE_MS,
+  type FollowRunEventsOptions,
+  followRunEvents,
+  retainRunEvents,
+  runEventsStreamName,
+} from './run-events-stream';

@@ -8,9 +8,11 @@ import {
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
+import { StagecraftError } from '@stagecraft/contracts';
 import { answer, faultReporter } from './answer';
-import { BusMessage, BusOptions, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
+import { BusMessage, BusOptions, ConnectionEvent, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
 import { NoRespondersError, PayloadTooLargeError, RequestTimeoutError } from './errors';
+import { rememberConnection } from './nats-connection';
 import { refuseOversized, wireBytes } from './wire-size';
 
 const encoder = new TextEncoder();
@@ -38,6 +40,18 @@ const toBusMessage = (msg: Msg): BusMessage => ({
   headers: fromNatsHeaders(msg.headers),
 });
 
+/** Reads the client's status feed until the connection closes; only what an operator needs to see. */
+async function followStatus(nc: NatsConnection, listener: (event: ConnectionEvent) => void): Promise<void> {
+  for await (const status of nc.status()) {
+    try {
+      if (status.type === 'disconnect' || status.type === 'reconnect') listener({ type: status.type, server: status.server });
+      else if (status.type === 'error') listener({ type: 'error', detail: status.error.message });
+    } catch {
+      // A listener that throws must not end the feed.
+    }
+  }
+}
+
 function mapRequestError(subject: string, timeoutMs: number, error: unknown): unknown {
   const cause = error instanceof RequestError ? error.cause : error;
   if (cause instanceof NatsNoResponders || (error instanceof RequestError && error.isNoResponders())) {
@@ -57,7 +71,7 @@ export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'max
   // The server says what it accepts, and may say something else after a reconnect.
   const maxPayload = () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
 
-  return {
+  const bus: MessageBus = {
     kind: 'nats',
     get maxPayload() {
       return maxPayload();
@@ -110,15 +124,32 @@ export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'max
       return { unsubscribe: () => sub.unsubscribe() };
     },
     flush: () => nc.flush(),
+    watchConnection(listener) {
+      void followStatus(nc, listener).catch(() => undefined);
+    },
     async close() {
       if (options.ownsConnection !== false) await nc.drain();
     },
   };
+  rememberConnection(bus, nc);
+  return bus;
 }
 
 export async function connectNatsBus(servers: string, name?: string, options: Omit<BusOptions, 'maxPayload'> = {}): Promise<MessageBus> {
   // No async traces: the client would build an Error (and its stack) for every request just in case
   // it times out; ours are mapped to RequestTimeoutError / NoRespondersError with the subject anyway.
-  const nc = await connect({ servers: servers.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true });
+  const nc = await connect({
+    servers: servers.split(','),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    noAsyncTraces: true,
+  }).catch((error: unknown) => {
+    // The client says only "connection refused": name the address it was refused at (credentials left out).
+    const address = servers.replace(/\/\/[^@/,]*@/g, '//');
+    throw new StagecraftError('UNAVAILABLE', `NATS at ${address}: ${error instanceof Error ? error.message : String(error)}`, [], {
+      cause: error,
+    });
+  });
   return createNatsBus(nc, { ...options, ownsConnection: true });
 }

@@ -11,6 +11,16 @@ import {
   toErrorReply,
   withPrefix,
 } from '@stagecraft/contracts';
+import {
+  SpanKind,
+  recordFailure,
+  recordRequest,
+  secondsSince,
+  traceContextOf,
+  withRunContext,
+  withSpan,
+  withTraceHeaders,
+} from '@stagecraft/telemetry';
 import { BusSubscription, HEADER, Headers, MessageBus } from './bus';
 import { PayloadTooLargeError } from './errors';
 import { jsonSizeIfOver } from './json-size';
@@ -88,7 +98,10 @@ export async function handleValue<S extends RequestSubject>(
   try {
     const parsed = contract.request.safeParse(value);
     if (!parsed.success) throw new StagecraftError('VALIDATION', `invalid ${subject} request`, issuesFromZod(parsed.error));
-    const reply = await handler(parsed.data as ParsedRequestOf<S>, context);
+    const request = parsed.data as ParsedRequestOf<S>;
+    const runId = (request as { runId?: unknown }).runId;
+    // Log lines written while a request about a run is handled name that run.
+    const reply = await (typeof runId === 'string' ? withRunContext(runId, () => handler(request, context)) : handler(request, context));
     const checked = contract.reply.safeParse(reply);
     if (!checked.success)
       throw new StagecraftError('INTERNAL', `${subject} produced a reply outside its contract`, issuesFromZod(checked.error));
@@ -134,18 +147,66 @@ function carriedReply<T>(bus: MessageBus, subject: string, envelope: ReplyEnvelo
   return fail(problem);
 }
 
+/** A request its handler answered with an error, as the serving side logs it. */
+export interface FailedRequest {
+  subject: string;
+  code: string;
+  message: string;
+  durationMs: number;
+  correlationId: string;
+}
+
+const failureWatchers = new WeakMap<MessageBus, (failure: FailedRequest) => void>();
+
+/** Tells `watcher` about every request served on `bus` whose reply is an error (the shell logs them). */
+export function watchFailedRequests(bus: MessageBus, watcher: (failure: FailedRequest) => void): void {
+  failureWatchers.set(bus, watcher);
+}
+
+/**
+ * One request as its responder serves it: a server span that continues the requester's trace (from the
+ * message headers, on either lane), the latency by subject and outcome, and a failure reported once.
+ */
+async function served<T>(
+  bus: MessageBus,
+  subject: RequestSubject,
+  context: RequestContext,
+  headers: Headers,
+  handle: () => Promise<ReplyEnvelope<T>>,
+): Promise<ReplyEnvelope<T>> {
+  const started = performance.now();
+  const envelope = await withSpan(
+    `serve ${subject}`,
+    { 'stagecraft.subject': subject, 'messaging.system': bus.kind },
+    async (span) => {
+      const result = await handle();
+      if (!result.ok) recordFailure(span, result.error);
+      return result;
+    },
+    { kind: SpanKind.SERVER, parent: traceContextOf(headers) },
+  );
+  const seconds = secondsSince(started);
+  recordRequest('server', subject, envelope.ok ? 'ok' : envelope.error.code, seconds);
+  if (!envelope.ok) {
+    const { code, message } = envelope.error;
+    failureWatchers.get(bus)?.({ subject, code, message, durationMs: Math.round(seconds * 1000), correlationId: context.correlationId });
+  }
+  return envelope;
+}
+
 export function serveRequests(bus: MessageBus, handlers: RequestHandlers, options: ServeOptions): BusSubscription {
   const subscriptions = (Object.keys(handlers) as RequestSubject[]).flatMap((subject) => {
     const handler = handlers[subject] as RequestHandler<typeof subject>;
     const subjectName = withPrefix(options.prefix, subject);
     const remote = bus.respond(subjectName, options.queue ?? requestContracts[subject].owner, async (message) => {
       const context = contextOf(subject, message.headers, options.newId);
-      const envelope = await handleRequest(subject, handler, message.body, context);
+      const envelope = await served(bus, subject, context, message.headers, () => handleRequest(subject, handler, message.body, context));
       return { body: JSON.stringify(envelope), headers: replyHeaders(context) };
     });
     const local = bus.local?.respond(subjectName, async (value, headers) => {
       const context = contextOf(subject, headers, options.newId);
-      return carriedReply(bus, subjectName, await handleValue(subject, handler, value, context), replyHeaders(context));
+      const envelope = await served(bus, subject, context, headers, () => handleValue(subject, handler, value, context));
+      return carriedReply(bus, subjectName, envelope, replyHeaders(context));
     });
     return local ? [remote, local] : [remote];
   });
@@ -165,20 +226,40 @@ export interface Requester {
 export function createRequester(bus: MessageBus, options: { prefix: string; newId: () => string; timeoutMs?: number }): Requester {
   return {
     async request(subject, data, { correlationId, causationId, timeoutMs } = {}) {
-      const headers: Record<string, string> = { [HEADER.correlationId]: correlationId ?? options.newId() };
-      if (causationId) headers[HEADER.causationId] = causationId;
-      const name = withPrefix(options.prefix, subject);
-      const limit = timeoutMs ?? options.timeoutMs ?? 10_000;
-      const local = bus.local?.find(name);
-      const tooLarge = local && oversizedValue(bus, name, 'request', data, headers);
-      if (tooLarge) throw tooLarge;
-      const envelope = (
-        local
-          ? await withinTimeout(name, limit, local(data, headers))
-          : JSON.parse((await bus.request(name, JSON.stringify(data), { headers, timeoutMs: limit })).body)
-      ) as ReplyEnvelope<ReplyOf<typeof subject>>;
-      if (!envelope.ok) throw new RemoteError(subject, envelope.error);
-      return envelope.data;
+      const started = performance.now();
+      let outcome = 'ok';
+      try {
+        return await withSpan(
+          `request ${subject}`,
+          { 'stagecraft.subject': subject, 'messaging.system': bus.kind },
+          async () => {
+            const headers: Record<string, string> = { [HEADER.correlationId]: correlationId ?? options.newId() };
+            if (causationId) headers[HEADER.causationId] = causationId;
+            return send(subject, data, withTraceHeaders(headers), timeoutMs ?? options.timeoutMs ?? 10_000);
+          },
+          { kind: SpanKind.CLIENT },
+        );
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        outcome = typeof code === 'string' ? code : 'INTERNAL';
+        throw error;
+      } finally {
+        recordRequest('client', subject, outcome, secondsSince(started));
+      }
     },
   };
+
+  async function send<S extends RequestSubject>(subject: S, data: RequestOf<S>, headers: Headers, limit: number): Promise<ReplyOf<S>> {
+    const name = withPrefix(options.prefix, subject);
+    const local = bus.local?.find(name);
+    const tooLarge = local && oversizedValue(bus, name, 'request', data, headers);
+    if (tooLarge) throw tooLarge;
+    const envelope = (
+      local
+        ? await withinTimeout(name, limit, local(data, headers))
+        : JSON.parse((await bus.request(name, JSON.stringify(data), { headers, timeoutMs: limit })).body)
+    ) as ReplyEnvelope<ReplyOf<S>>;
+    if (!envelope.ok) throw new RemoteError(subject, envelope.error);
+    return envelope.data;
+  }
 }

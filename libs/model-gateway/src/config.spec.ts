@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, gatewayConfigFromEnv } from './config';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, gatewayConfigFromEnv, modelForStage, stageModelVariable } from './config';
 
 describe('gatewayConfigFromEnv', () => {
   it('defaults to OpenAI and a small model, with no key', () => {
@@ -25,6 +25,24 @@ describe('gatewayConfigFromEnv', () => {
       timeoutMs: 30000,
       maxRetries: 0,
     });
+  });
+
+  it('reads a model per stage from STAGECRAFT_MODEL_<STAGE>, blank meaning unset', () => {
+    const config = gatewayConfigFromEnv({
+      STAGECRAFT_MODEL: 'big',
+      STAGECRAFT_MODEL_WARMUP: 'small',
+      STAGECRAFT_MODEL_TOOL_FOLLOWUP: 'medium',
+      STAGECRAFT_MODEL_QA_REVIEW: ' ',
+    });
+    expect(config.stageModels).toEqual({ warmup: 'small', tool_followup: 'medium' });
+    expect(['warmup', 'act', 'tool_followup', 'delivery_check', 'qa_review'].map((s) => modelForStage(config, s as never))).toEqual([
+      'small',
+      'big',
+      'medium',
+      'big',
+      'big',
+    ]);
+    expect(stageModelVariable('delivery_check')).toBe('STAGECRAFT_MODEL_DELIVERY_CHECK');
   });
 
   it.each([

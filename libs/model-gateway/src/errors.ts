@@ -8,6 +8,8 @@ import { StagecraftError } from '@stagecraft/contracts';
 export function modelError(
   error: unknown,
   model: string,
+  /** The endpoint asked, named in the hint of a configuration error. */
+  baseURL: string,
   timing: { elapsedMs: number; timeoutMs: number } = { elapsedMs: 0, timeoutMs: Infinity },
 ): StagecraftError {
   if (error instanceof StagecraftError) return error;
@@ -34,6 +36,15 @@ export function modelError(
     if (status === 408) return new StagecraftError('TIMEOUT', message, [], cause);
     if (status === 401 || status === 403) return new StagecraftError('UNAVAILABLE', `${message} (check OPENAI_API_KEY)`, [], cause);
     if (status === 429 || (status !== undefined && status >= 500)) return new StagecraftError('UNAVAILABLE', message, [], cause);
+    // A 404 on the completions route means the endpoint does not know the model (or the base URL is not an
+    // OpenAI-compatible API): a setting to fix, not a fault of the run.
+    if (status === 404)
+      return new StagecraftError(
+        'CONFIGURATION',
+        `model ${model} was not found at ${baseURL} (HTTP 404: ${detail}); check STAGECRAFT_MODEL and OPENAI_BASE_URL`,
+        [{ path: ['model'], message: `not known at ${baseURL}`, code: 'MODEL_NOT_FOUND' }],
+        cause,
+      );
     return new StagecraftError('INTERNAL', message, [], cause);
   }
   return new StagecraftError('INTERNAL', `model request to ${model} failed: ${detail}`, [], cause);

@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelCallMeta, ToolCall, ToolSpec } from '@stagecraft/contracts';
+import type { ChatMessage, ModelCallMeta, Stage, ToolCall, ToolSpec } from '@stagecraft/contracts';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -22,8 +22,18 @@ export interface CompleteOptions {
   signal?: AbortSignal;
 }
 
-/** The one way Stagecraft talks to a model; failures are StagecraftErrors (UNAVAILABLE, TIMEOUT, INTERNAL). */
+/** The one way Stagecraft talks to a model; failures are StagecraftErrors (UNAVAILABLE, TIMEOUT, CONFIGURATION, INTERNAL). */
 export interface ModelGateway {
+  /** The default model: what a stage without its own asks. */
   readonly model: string;
+  /**
+   * The model `complete` asks for a call of this stage (`STAGECRAFT_MODEL_<STAGE>`, else `model`).
+   * Absent: every stage asks `model`. A gateway that wraps another passes it on.
+   */
+  modelFor?(stage: Stage): string;
   complete(meta: ModelCallMeta, messages: ChatMessage[], tools: ToolSpec[], options?: CompleteOptions): Promise<ModelResponse>;
 }
+
+/** The model a gateway asks for a call of this stage: what a request's record names. */
+export const stageModelOf = (gateway: Pick<ModelGateway, 'model' | 'modelFor'>, stage: Stage): string =>
+  gateway.modelFor?.(stage) ?? gateway.model;

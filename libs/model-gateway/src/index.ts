@@ -1,7 +1,9 @@
 export type { CompleteOptions, ModelGateway, ModelResponse, TokenUsage } from './gateway';
+export { stageModelOf } from './gateway';
+export { instrumentedGateway } from './instrumented';
 export { createOpenAiGateway, modelHeaders, STAGECRAFT_HEADERS } from './openai-gateway';
 export type { OpenAiGatewayOptions } from './openai-gateway';
-export { gatewayConfigFromEnv, DEFAULT_BASE_URL, DEFAULT_MODEL } from './config';
+export { gatewayConfigFromEnv, modelForStage, stageModelVariable, DEFAULT_BASE_URL, DEFAULT_MODEL } from './config';
 export type { GatewayConfig } from './config';
 export {
   hashPrompt,

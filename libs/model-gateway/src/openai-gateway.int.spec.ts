@@ -205,4 +205,37 @@ describe('OpenAI gateway against the scripted server', () => {
       usage: { promptTokens: expect.any(Number) },
     });
   });
+
+  it('asks each stage its own model where STAGECRAFT_MODEL_<STAGE> names one, the default elsewhere', async () => {
+    server.setScript([{ content: 'warm' }, { content: 'acted' }]);
+    const perStage = gateway({ model: 'big-model', stageModels: { warmup: 'small-model' } });
+    await perStage.complete({ ...meta, stage: 'warmup' }, messages, []);
+    await perStage.complete({ ...meta, stage: 'act' }, messages, []);
+    expect(server.requests.map((r) => [r.stage, r.body.model])).toEqual([
+      ['warmup', 'small-model'],
+      ['act', 'big-model'],
+    ]);
+    expect([perStage.modelFor?.('warmup'), perStage.modelFor?.('qa_review'), perStage.model]).toEqual(['small-model', 'big-model', 'big-model']);
+  });
+
+  it('classes a 404 for an unknown model as CONFIGURATION, naming the model, the base URL and the settings to check', async () => {
+    const strict = await startScriptedModelServer({ models: ['known-model'], script: [{ content: 'never sent' }] });
+    try {
+      const error = await failure(
+        createOpenAiGateway({ baseURL: strict.url, apiKey: 'k', model: 'no-such-model', logger: logger(), maxRetries: 2 }).complete(
+          meta,
+          messages,
+          [],
+        ),
+      );
+      expect(error).toMatchObject({ code: 'CONFIGURATION' });
+      expect(error.message).toContain('no-such-model');
+      expect(error.message).toContain(strict.url);
+      expect(error.message).toContain('check STAGECRAFT_MODEL and OPENAI_BASE_URL');
+      // Not retried: a missing model does not appear by asking again.
+      expect(strict.requests).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
+  });
 });

@@ -2,9 +2,9 @@ import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import type { Logger } from 'pino';
 import { StagecraftError } from '@stagecraft/contracts';
-import type { ChatMessage, ModelCallMeta, ToolSpec } from '@stagecraft/contracts';
+import type { ChatMessage, ModelCallMeta, Stage, ToolSpec } from '@stagecraft/contracts';
 import { Completion, completionOf, createStreamAccumulator } from './accumulate';
-import { DEFAULT_BASE_URL } from './config';
+import { DEFAULT_BASE_URL, GatewayConfig, modelForStage } from './config';
 import { modelError } from './errors';
 import type { CompleteOptions, ModelGateway, ModelResponse } from './gateway';
 import { toOpenAiMessage, toOpenAiTool } from './openai-params';
@@ -14,6 +14,7 @@ export interface OpenAiGatewayOptions {
   /** Null: fine for a local endpoint; against the default endpoint every call fails with UNAVAILABLE. */
   apiKey: string | null;
   model: string;
+  stageModels?: GatewayConfig['stageModels'];
   timeoutMs?: number;
   maxRetries?: number;
   logger: Logger;
@@ -35,7 +36,8 @@ export const modelHeaders = (meta: ModelCallMeta): Record<string, string> => ({
 
 /** Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama) through the official client and its retries. */
 export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway {
-  const { model, logger } = options;
+  const { logger } = options;
+  const modelFor = (stage: Stage) => modelForStage(options, stage);
   const stream = options.stream ?? true;
   const missingKey = options.apiKey === null && options.baseURL === DEFAULT_BASE_URL;
   // Local endpoints ignore the key, but the client insists on one.
@@ -53,7 +55,7 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
     { onDelta, signal }: CompleteOptions,
   ): Promise<Completion> {
     const body = {
-      model,
+      model: modelFor(meta.stage),
       messages: messages.map(toOpenAiMessage),
       ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool) } : {}),
     };
@@ -73,8 +75,10 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
   }
 
   return {
-    model,
+    model: options.model,
+    modelFor,
     async complete(meta, messages, tools, callOptions = {}): Promise<ModelResponse> {
+      const model = modelFor(meta.stage);
       const fields = {
         requestId: meta.requestId,
         conversationId: meta.conversationId,
@@ -100,7 +104,7 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
         return response;
       } catch (error) {
         const elapsedMs = performance.now() - started;
-        const failure = modelError(error, model, { elapsedMs, timeoutMs: client.timeout });
+        const failure = modelError(error, model, options.baseURL, { elapsedMs, timeoutMs: client.timeout });
         logger.warn({ ...fields, latencyMs: elapsedMs, code: failure.code, err: failure.message }, 'model request failed');
         throw failure;
       }

@@ -9,7 +9,14 @@ import { RecordedRequest, Script, ScriptedModelServer, ScriptedReply } from './s
 import { scriptCursor } from './script-cursor';
 
 /** An OpenAI-compatible endpoint on loopback that answers from a script and records what it was sent. */
-export async function startScriptedModelServer(options: { script?: Script; port?: number } = {}): Promise<ScriptedModelServer> {
+export async function startScriptedModelServer(
+  options: {
+    script?: Script;
+    port?: number;
+    /** The models this endpoint knows: a chat request for another is answered 404, as OpenAI does. Unset: any. */
+    models?: readonly string[];
+  } = {},
+): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
   let nextReply = scriptCursor(options.script ?? []);
   const closing = new AbortController();
@@ -19,7 +26,7 @@ export async function startScriptedModelServer(options: { script?: Script; port?
       .then(async (raw) => {
         const request = record(requests, req, raw);
         if (request.body === INVALID_JSON) return sendError(res, 400, 'request body is not valid JSON', false);
-        await route(request, res, () => nextReply(request), closing.signal);
+        await route(request, res, () => nextReply(request), closing.signal, options.models);
       })
       .catch((error: unknown) => sendError(res, 500, error instanceof Error ? error.message : String(error), false));
   });
@@ -80,15 +87,24 @@ async function route(
   res: ServerResponse,
   reply: () => Promise<ScriptedReply>,
   signal: AbortSignal,
+  models: readonly string[] | undefined,
 ): Promise<void> {
   const where = `${request.method} ${request.path}`;
-  if (where === 'POST /chat/completions') return answerChat(request, res, await reply(), signal);
+  if (where === 'POST /chat/completions') {
+    const asked: unknown = request.body?.model;
+    if (models && !models.includes(String(asked)))
+      return sendError(res, 404, `The model \`${String(asked)}\` does not exist or you do not have access to it.`, false);
+    return answerChat(request, res, await reply(), signal);
+  }
   if (where === 'POST /embeddings') return sendJson(res, 200, embeddingsJson(request.body ?? {}));
-  if (where === 'GET /models') return sendJson(res, 200, MODELS);
+  if (where === 'GET /models') return sendJson(res, 200, modelList(models ?? ['scripted-model']));
   return sendError(res, 404, `scripted model: no route for ${where}`, false);
 }
 
-const MODELS = { object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 1_700_000_000, owned_by: 'stagecraft' }] };
+const modelList = (ids: readonly string[]) => ({
+  object: 'list',
+  data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stagecraft' })),
+});
 
 async function answerChat(request: RecordedRequest, res: ServerResponse, reply: ScriptedReply, signal: AbortSignal): Promise<void> {
   if (reply.delayMs !== undefined && reply.delayMs > 0) {

@@ -1,19 +1,43 @@
 import { Controller, Inject, Module, Type } from '@nestjs/common';
-import { HealthReply, STAGECRAFT_VERSION, ServiceName, healthSubject } from '@stagecraft/contracts';
+import { HealthReply, STAGECRAFT_VERSION, ServiceName, healthStatusOf, healthSubject } from '@stagecraft/contracts';
+import { loadShellConfig } from './config';
 import { Handles } from './handles';
 import type { ShellPorts } from './ports';
+import { DependencyTargets, checkDependencies, dependencyTargets } from './readiness';
 import { SHELL_CONFIG } from './tokens';
 
-export function healthReply(service: ServiceName, ports: ShellPorts, usesStore: boolean): HealthReply {
+/** One service's health: it answers, and says how each of its dependencies answers right now. */
+export async function healthReply(service: ServiceName, ports: ShellPorts, usesStore: boolean): Promise<HealthReply> {
+  const dependencies = await checkDependencies(healthTargets(service, ports, usesStore));
   return {
     service,
-    status: 'ok',
+    status: healthStatusOf(dependencies),
     version: STAGECRAFT_VERSION,
     pid: process.pid,
     uptimeMs: Math.max(0, ports.clock().getTime() - ports.startedAt.getTime()),
     transport: ports.bus.kind,
     store: usesStore && ports.store ? ports.store.kind : null,
+    dependencies,
   };
+}
+
+/** The addresses come from the environment the composition root passed (flags already applied by the CLI). */
+function healthTargets(service: ServiceName, ports: ShellPorts, usesStore: boolean): DependencyTargets {
+  let addresses: { store: string; natsUrl?: string };
+  try {
+    addresses = loadShellConfig({ ...ports.env });
+  } catch {
+    // The process started with this environment, so it was valid then; name the kinds at least.
+    addresses = { store: ports.store?.kind ?? 'store', natsUrl: undefined };
+  }
+  return dependencyTargets({
+    services: [{ name: service, usesStore }],
+    store: ports.store,
+    storeAddress: addresses.store,
+    bus: ports.bus,
+    natsAddress: addresses.natsUrl,
+    env: ports.env,
+  });
 }
 
 /** Every service answers `<service>.health`; the class is made per service because patterns are static. */
@@ -23,7 +47,7 @@ export function healthModule(service: ServiceName, usesStore: boolean): Type<unk
     constructor(@Inject(SHELL_CONFIG) private readonly ports: ShellPorts) {}
 
     @Handles(healthSubject(service))
-    health(): HealthReply {
+    health(): Promise<HealthReply> {
       return healthReply(service, this.ports, usesStore);
     }
   }

@@ -11,3 +11,4 @@ export * from './probe-server';
 export * from './compose-ports';
 export * from './run-service-process';
 export * from './embedded';
+export * from './readiness';

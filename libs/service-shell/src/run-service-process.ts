@@ -1,9 +1,11 @@
 import { EventStore, openEventStore } from '@stagecraft/event-store';
 import { connectNatsBus } from '@stagecraft/messaging';
+import { metricsEndpoint, stopTracing } from '@stagecraft/telemetry';
 import { loadShellConfig } from './config';
 import { composePorts } from './compose-ports';
 import { ServiceDefinition } from './ports';
 import { startProbeServer } from './probe-server';
+import { checkDependencies, dependencyTargets } from './readiness';
 import { startServices } from './start-services';
 
 /**
@@ -27,34 +29,38 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   }
   const bus = await connectNatsBus(config.natsUrl, `stagecraft-${definition.name}`);
   const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
-  const ports = composePorts(bus, store, config, env);
+  const ports = composePorts(bus, store, config, env, definition.name);
   const running = await startServices([definition], ports);
+  const targets = dependencyTargets({
+    services: [definition],
+    store,
+    storeAddress: config.store,
+    bus,
+    natsAddress: config.natsUrl,
+    env,
+  });
   const probes =
     config.healthPort > 0
       ? await startProbeServer({
           port: config.healthPort,
           host: config.healthHost,
-          readiness: async () => {
-            await bus.flush();
-            await store?.readStream('$readiness', { maxCount: 1 });
-            return [];
-          },
+          readiness: () => checkDependencies(targets),
+          metrics: metricsEndpoint(),
         })
       : null;
-  ports.logger.info(
-    { service: definition.name, nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort },
-    'service ready',
-  );
+  ports.logger.info({ nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort }, 'service ready');
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    ports.logger.info({ service: definition.name, signal }, 'service stopping');
+    ports.logger.info({ signal }, 'service stopping');
     probes?.close();
     await running.close();
     await bus.close();
     await store?.close();
+    // Spans still buffered are exported before the process ends.
+    await stopTracing().catch(() => undefined);
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

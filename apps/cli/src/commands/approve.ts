@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { ApprovalAnswerReply, EventData } from '@stagecraft/contracts';
+import { ApprovalAnswerReply } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
-import { ChatResult, answerHint, approvalHandling, connectSystem, followRun } from './chat';
+import { EXIT } from '../exit-codes';
+import { ChatResult, RunEnd, answerHint, approvalHandling, connectSystem, followRun } from './chat';
 import { followWorkflow } from './workflow';
 
 export interface ApproveFlags {
@@ -22,7 +23,7 @@ export async function approve(
   id: string,
   flags: ApproveFlags,
   config: ShellConfig,
-): Promise<ChatResult & { failed: boolean; waiting: EventData<'ApprovalRequested'> | null }> {
+): Promise<ChatResult & RunEnd> {
   const root = flags.root ? resolve(flags.root) : undefined;
   // Resumed: a workflow answered here goes on in this process.
   const system = await connectSystem(root && !config.natsUrl ? { ...config, projectRoots: [root] } : config, Boolean(flags.json), {
@@ -36,7 +37,7 @@ export async function approve(
       await system.requester.request('approval.answer', { id, decision: flags.deny ? 'deny' : 'approve', reason: flags.reason });
       const exit = await followWorkflow(system.requester, id, flags, Boolean(config.natsUrl), root ?? '<root>');
       // A workflow that stopped again waits for its next gate: report that one, as it is stored.
-      const after = exit === 3 ? await system.requester.request('workflow.get', { workflowId: id }) : null;
+      const after = exit === EXIT.waiting ? await system.requester.request('workflow.get', { workflowId: id }) : null;
       const pending = after?.pendingApproval ?? null;
       const waiting = pending === null ? null : { approvalId: pending.approvalId, kind: pending.kind, summary: pending.summary };
       return {
@@ -45,7 +46,7 @@ export async function approve(
         deliveryState: null,
         answer: workflow.summary,
         qaReport: null,
-        failed: exit === 1,
+        failed: exit === EXIT.failed,
         waiting,
       };
     }

@@ -8,6 +8,7 @@ import { ShellConfig, startHost } from '@stagecraft/service-shell';
 import pino from 'pino';
 import { allServices } from '../services';
 import { describeEvent } from './describe-event';
+import { followLiveText } from './live-text';
 import { chooseModel } from './model';
 
 export interface ChatFlags {
@@ -31,13 +32,17 @@ export interface ChatResult {
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
-/** The exit code of a run left waiting for a person's approval (it stays in the store, waiting). */
-export const WAITING_EXIT_CODE = 3;
-
 /** The store every command uses when none is named. */
 const DEFAULT_STORE = 'sqlite:.stagecraft/events.db';
 
 type Approval = EventData<'ApprovalRequested'>;
+
+/** How a followed run ended, for the exit code: failed (with the failure's code) or left waiting for a person. */
+export interface RunEnd {
+  failed: boolean;
+  failureCode?: string;
+  waiting: Approval | null;
+}
 
 /**
  * What a follower does when the run asks for an approval: ask the person at the terminal, stop (the run
@@ -114,7 +119,7 @@ export async function chat(
   message: string,
   flags: ChatFlags,
   config: ShellConfig,
-): Promise<ChatResult & { failed: boolean; waiting: Approval | null }> {
+): Promise<ChatResult & RunEnd> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const runId = randomUUID();
@@ -151,10 +156,12 @@ export async function followRun<R extends { conversationId: string }>(
   runId: string,
   flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling },
   start: () => Promise<R>,
-): Promise<ChatResult & Omit<R, keyof ChatResult> & { failed: boolean; waiting: Approval | null }> {
+): Promise<ChatResult & Omit<R, keyof ChatResult> & RunEnd> {
   const events: RunEvent[] = [];
   const approvals = flags.approvals ?? { kind: 'follow' };
   let timer: NodeJS.Timeout | undefined;
+  // On a terminal, one status line shows the stage and the model's text while it streams.
+  const live = !flags.json && process.stdout.isTTY ? followLiveText(bus, prefix, runId, process.stdout) : null;
   const ended = new Promise<RunEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
     subscribeRunEvents(bus, prefix, runId, (event) => {
@@ -162,10 +169,13 @@ export async function followRun<R extends { conversationId: string }>(
       if (flags.json) write(JSON.stringify(event));
       else {
         const line = describeEvent(event);
+        if (line) live?.clear();
         if (line) write(line);
       }
+      if (event.type === 'StageEntered') live?.stage(event.data.stage);
       if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
       if (event.type !== 'ApprovalRequested') return;
+      live?.stop();
       if (approvals.kind === 'stop') resolveEnd(event);
       else if (approvals.kind === 'ask') askAtTerminal(runId, event.data, approvals.requester).catch(reject);
     });
@@ -173,9 +183,13 @@ export async function followRun<R extends { conversationId: string }>(
   await bus.flush();
   const reply = await start().catch((error: unknown) => {
     clearTimeout(timer);
+    live?.stop();
     throw error;
   });
-  const last = await ended.finally(() => clearTimeout(timer));
+  const last = await ended.finally(() => {
+    clearTimeout(timer);
+    live?.stop();
+  });
   // The live feed is the run's own events, so the result is the run folded the one way every reader folds it.
   const run = foldRun(events);
   const completed = last.type === 'RunCompleted' ? last.data : null;
@@ -192,5 +206,5 @@ export async function followRun<R extends { conversationId: string }>(
   if (flags.json) write(JSON.stringify(waiting ? { ...result, pendingApproval: waiting } : result));
   else if (result.answer !== null) write(`\n${result.answer}\n`);
   else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
-  return { ...result, failed: last.type === 'RunFailed', waiting };
+  return { ...result, failed: last.type === 'RunFailed', failureCode: last.type === 'RunFailed' ? last.data.code : undefined, waiting };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationForkReply } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
-import { ChatResult, connectSystem, followRun } from './chat';
+import { ChatResult, RunEnd, connectSystem, followRun } from './chat';
 
 export interface ForkFlags {
   at: number;
@@ -17,7 +17,7 @@ export async function fork(
   runId: string,
   flags: ForkFlags,
   config: ShellConfig,
-): Promise<ChatResult & ConversationForkReply & { failed: boolean }> {
+): Promise<ChatResult & ConversationForkReply & RunEnd> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const newRunId = randomUUID();

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApprovalPolicy, PhaseName, WorkflowView } from '@stagecraft/contracts';
 import { Requester } from '@stagecraft/messaging';
 import { ShellConfig } from '@stagecraft/service-shell';
+import { EXIT } from '../exit-codes';
 import { connectSystem } from './chat';
 
 export interface WorkflowFlags {
@@ -17,8 +18,8 @@ export interface WorkflowFlags {
   timeout: number;
 }
 
-/** How `workflow start|run` ended: 0 completed, 1 failed, 3 waiting for a person (embedded, not on a terminal). */
-export type WorkflowExit = 0 | 1 | 3;
+/** How `workflow start|run` ended: completed, failed, or waiting for a person (embedded, not on a terminal). */
+export type WorkflowExit = typeof EXIT.done | typeof EXIT.failed | typeof EXIT.waiting;
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -59,7 +60,7 @@ export function progressLine(phase: WorkflowView['phases'][number]): string {
 
 /**
  * Polls `workflow.get` and prints each phase's progress as it changes. A gate is asked on a terminal;
- * elsewhere, embedded, the command stops (exit 3) and leaves the workflow waiting in the store.
+ * elsewhere, embedded, the command stops (exit 4, waiting) and leaves the workflow waiting in the store.
  */
 export async function followWorkflow(
   requester: Requester,
@@ -83,7 +84,7 @@ export async function followWorkflow(
       if (flags.json) write(JSON.stringify(view));
       else if (view.status === 'completed') write(`✔ completed: ${view.summary ?? ''}`);
       else write(`✘ failed (${view.failure?.code}): ${view.failure?.reason}`);
-      return view.status === 'completed' ? 0 : 1;
+      return view.status === 'completed' ? EXIT.done : EXIT.failed;
     }
     const pending = view.pendingApproval;
     if (pending && asked !== pending.approvalId) {
@@ -103,12 +104,12 @@ export async function followWorkflow(
           write(`⏸ waiting for approval: ${pending.summary}`);
           write(`answer with: stagecraft approve ${workflowId} [--deny --reason TEXT] --root ${root}`);
         }
-        return 3;
+        return EXIT.waiting;
       } else if (!flags.json) write(`⏸ waiting for approval: ${pending.summary} (stagecraft approve ${workflowId})`);
     }
     if (Date.now() > deadline) {
       write(`✘ gave up after ${flags.timeout} ms; the workflow goes on: stagecraft workflow show ${workflowId}`);
-      return 1;
+      return EXIT.failed;
     }
     await sleep(250);
   }

@@ -9,7 +9,7 @@ import { DistributedSystem, startDistributedSystem } from './distributed-system'
 
 /**
  * `chat --approve writes` without a terminal, embedded: the run stops before its write and the command
- * exits 3; `stagecraft approve` in another process answers and drives the run to its end.
+ * exits 4 (waiting); `stagecraft approve` in another process answers and drives the run to its end.
  */
 describe('stagecraft chat --approve and stagecraft approve, embedded, without a terminal', () => {
   let dir: string;
@@ -44,7 +44,7 @@ describe('stagecraft chat --approve and stagecraft approve, embedded, without a 
       env,
       60_000,
     );
-    expect({ code, stderr }).toEqual({ code: 3, stderr: '' });
+    expect({ code, stderr }).toEqual({ code: 4, stderr: '' });
     expect(stdout).toContain(`⏸ waiting for approval: write_file ${NOTES}`);
     expect(stdout).not.toContain('✔ completed');
     const hint = /answer with: stagecraft approve (\S+) \[--deny --reason TEXT\] --root (\S+)/.exec(stdout);
@@ -53,7 +53,7 @@ describe('stagecraft chat --approve and stagecraft approve, embedded, without a 
     return hint![1];
   }
 
-  it('exits 3 before writing; an approval from another process writes the file and finishes the run', async () => {
+  it('exits 4 (waiting) before writing; an approval from another process writes the file and finishes the run', async () => {
     const store = `sqlite:${join(dir, 'approve.db')}`;
     const runId = await chatUntilWaiting(store);
     const approved = await runCli(['approve', runId, '--root', project, '--store', store], env, 60_000);

@@ -5,7 +5,7 @@ import { REPO_ROOT, runCli } from '@stagecraft/testing';
 
 /**
  * `stagecraft workflow start` as a newcomer runs it: embedded, no model key (the scripted agents answer),
- * on a copy of the sample project; with the after-planning gate and no terminal it stops (exit 3) and
+ * on a copy of the sample project; with the after-planning gate and no terminal it stops (exit 4, waiting) and
  * `stagecraft approve` in another process lets it go on to the tickets' edits.
  */
 describe('stagecraft workflow, embedded, without a model key', () => {
@@ -51,7 +51,7 @@ describe('stagecraft workflow, embedded, without a model key', () => {
       env,
       180_000,
     );
-    expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({ code: 3, stderr: '' });
+    expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({ code: 4, stderr: '' });
     expect(waiting.stdout).toContain('⏸ waiting for approval: start the tickets phase with');
     expect(waiting.stdout).not.toContain('tickets (round 1)');
     expect(ticketFiles(project)).toEqual([]);

@@ -20,6 +20,12 @@ export function normalizeKurrentDbConnectionString(url: string): string {
   return `${engine === 'esdb' ? 'kurrentdb' : engine}${discover.toLowerCase()}://${authority}${rest}`;
 }
 
+/** The hosts a connection string names, for error messages: never its user name or password. */
+export function kurrentDbAddress(connectionString: string): string {
+  const authority = /^[a-z+]+:\/\/([^/?#]*)/i.exec(connectionString.trim())?.[1] ?? '';
+  return authority.slice(authority.lastIndexOf('@') + 1);
+}
+
 function invalid(url: string, message: string): StagecraftError {
   return new StagecraftError('VALIDATION', `invalid KurrentDB connection string '${url}'`, [{ path: ['connectionString'], message }]);
 }

@@ -17,6 +17,8 @@ const keepLast = 10;
 export function createKurrentDbCheckpointStore(
   client: KurrentDBClient,
   readStream: (stream: string, options: ReadStreamOptions) => Promise<RecordedEvent[]>,
+  /** The server's hosts, named in errors. */
+  address?: string,
 ): CheckpointStore {
   const capped = new Set<string>();
   return {
@@ -36,7 +38,7 @@ export function createKurrentDbCheckpointStore(
           capped.add(stream);
         }
       } catch (error) {
-        throw toStagecraftError(error, stream);
+        throw toStagecraftError(error, stream, 'any', address);
       }
     },
   };

@@ -1,7 +1,7 @@
 import type { KurrentDBClient, ReadAllOptions as KurrentReadAllOptions, ResolvedEvent } from '@kurrent/kurrentdb-client';
 import { validateAppend } from '../shared/expected-revision';
 import { loadKurrentClient } from './client-module';
-import { normalizeKurrentDbConnectionString } from './connection-string';
+import { kurrentDbAddress, normalizeKurrentDbConnectionString } from './connection-string';
 import { createKurrentDbCheckpointStore } from './kurrentdb-checkpoints';
 import { wrapSubscription } from './kurrentdb-subscription';
 import { fromLogPosition, isSystemEvent, toEventData, toReadPosition, toRecordedEvent, toStagecraftError, toStreamState } from './mapping';
@@ -20,6 +20,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
   const kurrent = loadKurrentClient();
   const client = kurrent.KurrentDBClient.connectionString(normalizeKurrentDbConnectionString(options.connectionString));
   const subscriptions = new Set<EventSubscription>();
+  const address = kurrentDbAddress(options.connectionString);
 
   const readStream = async (stream: string, readOptions: Parameters<KurrentDBClient['readStream']>[1]): Promise<RecordedEvent[]> => {
     const events: RecordedEvent[] = [];
@@ -27,14 +28,14 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
       for await (const resolved of client.readStream(stream, readOptions)) if (resolved.event) events.push(toRecordedEvent(resolved.event));
     } catch (error) {
       if (error instanceof kurrent.StreamNotFoundError) return [];
-      throw toStagecraftError(error, stream);
+      throw toStagecraftError(error, stream, 'any', address);
     }
     return events;
   };
 
   const store: EventStore = {
     kind: 'kurrentdb',
-    checkpoints: createKurrentDbCheckpointStore(client, readStream),
+    checkpoints: createKurrentDbCheckpointStore(client, readStream, address),
 
     async appendToStream(stream, events, appendOptions) {
       const expected = appendOptions?.expectedRevision ?? 'any';
@@ -45,7 +46,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
         const position = result.position ? fromLogPosition(result.position) : await positionOf(stream, result.nextExpectedRevision);
         return { nextExpectedRevision: result.nextExpectedRevision, position };
       } catch (error) {
-        throw toStagecraftError(error, stream, expected);
+        throw toStagecraftError(error, stream, expected, address);
       }
     },
 
@@ -79,7 +80,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
           if (recorded && recorded.position > after && events.length < wanted) events.push(recorded);
         }
       } catch (error) {
-        throw toStagecraftError(error, '$all');
+        throw toStagecraftError(error, '$all', 'any', address);
       }
       return events;
     },
@@ -89,6 +90,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
         client.subscribeToAll({ fromPosition: toReadPosition(subscribeOptions.fromPosition), filter: kurrent.excludeSystemEvents() }),
         subscribeOptions,
         () => subscriptions.delete(subscription),
+        address,
       );
       subscriptions.add(subscription);
       return subscription;

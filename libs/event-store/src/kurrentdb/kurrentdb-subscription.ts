@@ -8,6 +8,8 @@ export function wrapSubscription(
   subscription: AllStreamSubscription,
   options: SubscribeToAllOptions,
   onClose: () => void,
+  /** The server's hosts, named in errors. */
+  address?: string,
 ): EventSubscription {
   let closed = false;
   const after: Position = options.fromPosition === 'start' ? 0n : options.fromPosition;
@@ -23,7 +25,7 @@ export function wrapSubscription(
       }
     } catch (error) {
       // Unsubscribing cancels the underlying call; that is the normal end of a closed subscription.
-      if (!closed) throw toStagecraftError(error, '$all');
+      if (!closed) throw toStagecraftError(error, '$all', 'any', address);
     }
   }
 

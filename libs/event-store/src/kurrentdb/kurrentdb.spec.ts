@@ -1,7 +1,7 @@
 import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
 import { StagecraftError } from '@stagecraft/contracts';
 import { ConcurrencyError } from '../errors';
-import { normalizeKurrentDbConnectionString } from './connection-string';
+import { kurrentDbAddress, normalizeKurrentDbConnectionString } from './connection-string';
 import {
   fromLogPosition,
   isSystemEvent,
@@ -96,6 +96,16 @@ describe('KurrentDB error mapping', () => {
       code: 'UNAVAILABLE',
     });
     expect(toStagecraftError(Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 }), 's')).toMatchObject({ code: 'TIMEOUT' });
+  });
+
+  it("names the server's hosts, never its credentials", () => {
+    const address = kurrentDbAddress('kurrentdb://admin:changeit@db-1:2113,db-2:2113?tls=false');
+    expect(address).toBe('db-1:2113,db-2:2113');
+    const error = toStagecraftError(Object.assign(new Error('UnavailableError'), { type: 'unavailable' }), 's', 'any', address);
+    expect(error.message).toBe('KurrentDB at db-1:2113,db-2:2113: unavailable: UnavailableError');
+    expect(toStagecraftError({ type: 'deadline-exceeded' }, 's', 'any', address).message).toMatch(
+      /^KurrentDB at db-1:2113,db-2:2113: timed out/,
+    );
   });
 
   it('keeps unknown errors as they are', () => {

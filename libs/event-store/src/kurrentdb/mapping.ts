@@ -81,10 +81,14 @@ export function toRecordedEvent(event: KurrentRecordedEvent): RecordedEvent {
   };
 }
 
-/** The client's errors carry a `type` string; map them once, here, to coded errors. */
-export function toStagecraftError(error: unknown, stream: string, expected: ExpectedRevision = 'any'): Error {
+/**
+ * The client's errors carry a `type` string; map them once, here, to coded errors. `address` (the
+ * server's hosts) goes into the messages that send someone to look at the server.
+ */
+export function toStagecraftError(error: unknown, stream: string, expected: ExpectedRevision = 'any', address?: string): Error {
   const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : grpcStatusType(error);
   const message = error instanceof Error ? error.message : String(error);
+  const server = address ? `KurrentDB at ${address}:` : 'KurrentDB';
   switch (type) {
     case 'wrong-expected-version': {
       const actual = (error as { actualState?: CurrentStreamState }).actualState ?? 'no_stream';
@@ -92,10 +96,10 @@ export function toStagecraftError(error: unknown, stream: string, expected: Expe
     }
     case 'unavailable':
     case 'not-leader':
-      return new StagecraftError('UNAVAILABLE', `KurrentDB unavailable: ${message}`, [], { cause: error });
+      return new StagecraftError('UNAVAILABLE', `${server} unavailable: ${message}`, [], { cause: error });
     case 'deadline-exceeded':
     case 'timeout':
-      return new StagecraftError('TIMEOUT', `KurrentDB timed out: ${message}`, [], { cause: error });
+      return new StagecraftError('TIMEOUT', `${server} timed out: ${message}`, [], { cause: error });
     case 'maximum-append-size-exceeded':
     case 'append-record-size-exceeded':
     case 'transaction-max-size-exceeded':

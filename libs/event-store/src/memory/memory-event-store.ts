@@ -124,6 +124,10 @@ export function createMemoryEventStore(): EventStore {
       return found;
     },
 
+    async headPosition() {
+      return log.at(-1)?.position ?? 0n;
+    },
+
     subscribeToAll(options) {
       const subscription = createPollingSubscription(
         { readAll: store.readAll, changes, recent: (from, maxCount) => recent.after(from, maxCount) },

@@ -1,5 +1,7 @@
 import { StagecraftError } from '@stagecraft/contracts';
+import { trackLag } from '@stagecraft/telemetry';
 import type { CheckpointStore, EventReader, EventSubscription, Position, RecordedEvent } from '../port';
+import { lagOf } from './lag';
 
 /**
  * A projection whose "view" is a side effect (publish, append elsewhere). The runner only saves a
@@ -197,8 +199,13 @@ export async function startProcessor(
     await save();
   }
 
+  const untrack = trackLag(
+    processor.name,
+    lagOf(reader, () => position),
+  );
   const done = run().finally(() => {
     finished = true;
+    untrack();
     const stopped = new StagecraftError('UNAVAILABLE', `processor ${processor.name} stopped at position ${position}`);
     neverCaughtUp(stopped); // no effect once caught up
     for (const waiter of waiters) waiter.reject(stopped);

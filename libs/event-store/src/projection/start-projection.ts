@@ -1,5 +1,7 @@
 import { StagecraftError } from '@stagecraft/contracts';
+import { trackLag } from '@stagecraft/telemetry';
 import type { CheckpointStore, EventReader, Position, RecordedEvent } from '../port';
+import { lagOf } from './lag';
 import type { Projection, ProjectionOptions, RunningProjection } from './projection';
 
 interface PositionWaiter {
@@ -69,8 +71,13 @@ export async function startProjection<S>(
     await save();
   }
 
+  const untrack = trackLag(
+    projection.name,
+    lagOf(store, () => position),
+  );
   const done = run().finally(async () => {
     finished = true;
+    untrack();
     await subscription.close();
     const stopped = new StagecraftError('UNAVAILABLE', `projection ${projection.name} stopped at position ${position}`);
     for (const waiter of waiters) waiter.reject(stopped);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ChangeSignal } from '../shared/change-signal';
@@ -6,6 +6,7 @@ import { RecentAppends } from '../shared/recent-appends';
 import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
 import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
+import { StagecraftError } from '@stagecraft/contracts';
 import { ConcurrencyError } from '../errors';
 import { openSchema } from './schema';
 import { startWalCheckpointer } from './wal-checkpointer';
@@ -25,6 +26,11 @@ export interface SqliteEventStoreOptions {
    * pays for copying pages into the database file; `inline`: SQLite's own, in whichever append crosses the threshold.
    */
   checkpoints?: 'background' | 'inline';
+  /**
+   * Make the file's directory when it is missing. Off by default: a mistyped path should fail, not
+   * start an empty log somewhere unexpected; callers turn it on for a default location of their own.
+   */
+  createDirectory?: boolean;
 }
 
 /** Checkpoint interval of the background thread, and the log size (in pages) at which a writer checkpoints anyway. */
@@ -42,8 +48,16 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   recordedAt: row[7],
 });
 
+function ensureDirectory(dir: string, create: boolean): void {
+  if (create) mkdirSync(dir, { recursive: true });
+  else if (!existsSync(dir))
+    throw new StagecraftError('CONFIGURATION', `event store directory ${dir} does not exist`, [
+      { path: ['store'], message: `create ${dir} first, or name a file in an existing directory` },
+    ]);
+}
+
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') ensureDirectory(dirname(options.path), options.createDirectory ?? false);
   const db = new DatabaseSync(options.path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   openSchema(db, busyTimeoutMs);
@@ -103,6 +117,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         ? sql.readAllOfTypes.all(from, JSON.stringify(types), limit)
         : sql.readAll.all(from, limit)) as unknown as EventRow[];
       return rows.map(toRecorded);
+    },
+
+    async headPosition() {
+      const { head } = sql.logHead.get() as { head: number | null };
+      return BigInt(head ?? 0);
     },
 
     subscribeToAll(subscribeOptions) {

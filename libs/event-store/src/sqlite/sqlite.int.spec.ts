@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -83,11 +83,19 @@ describe('sqlite event store file', () => {
     await inlineStore.close();
   });
 
-  it('creates the parent directory of a new file', async () => {
-    const store = createSqliteEventStore({ path: join(dir, 'nested', 'deeper', 'events.db') });
+  it('creates the parent directory of a new file when asked to', async () => {
+    const store = createSqliteEventStore({ path: join(dir, 'nested', 'deeper', 'events.db'), createDirectory: true });
     await store.appendToStream(uniqueStream('nested'), newEvents(1));
     expect(await store.readAll()).toHaveLength(1);
     await store.close();
+  });
+
+  it('refuses a file in a missing directory otherwise, and creates nothing', () => {
+    const missing = join(dir, 'missing', 'events.db');
+    expect(() => createSqliteEventStore({ path: missing })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: `event store directory ${join(dir, 'missing')} does not exist` }),
+    );
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
   });
 });
 

@@ -8,6 +8,7 @@ export function prepareStatements(db: DatabaseSync) {
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),
     rollback: db.prepare('ROLLBACK'),
+    logHead: db.prepare('SELECT MAX(position) AS head FROM events'),
     head: db.prepare('SELECT revision, position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1'),
     revisionOfId: db.prepare('SELECT revision FROM events WHERE stream_id = ? AND id = ?'),
     idsFrom: db.prepare('SELECT id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),

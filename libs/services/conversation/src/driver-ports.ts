@@ -20,6 +20,8 @@ export interface DriverPorts {
   compaction: CompactionSettings | null;
   /** The directories a run's project root may be in; undefined: any. */
   projectRoots?: readonly string[];
+  /** The replica, recorded as `metadata.writer` on every run commit where several replicas may write; undefined: not recorded. */
+  writer?: string;
   /** Called with the event types of each batch right after it is committed to a run stream (a fault-injection hook for crash tests). */
   afterCommit?: (types: readonly string[]) => void;
 }

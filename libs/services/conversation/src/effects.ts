@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, compactMessageHashes, toErrorReply } from '@stagecraft/contracts';
-import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
+import { hashPrompt, stageModelOf, storedHashesOf } from '@stagecraft/model-gateway';
 import {
   ModelCallPlan,
   ModelRequestRecord,
@@ -18,8 +18,10 @@ import { DriverPorts } from './driver-ports';
 import { RunKnowledge } from './knowledge';
 import { promptBodiesOf } from './prompt-bodies';
 import { RunLog } from './run-log';
+import { RunTrace } from './run-trace';
 import { withProjectMap } from './project-map';
 import { withRecalledMemories } from './recalled-memories';
+import { publishModelStream } from './model-stream';
 
 /** Decisions in a row that may ask for something before the decider has all it needs. */
 const MAX_NEEDS_PER_DECISION = 8;
@@ -30,19 +32,31 @@ const MAX_NEEDS_PER_DECISION = 8;
  * file only talks to other services. A restarted process picks up where the log stopped.
  */
 export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new RunKnowledge(ports)): Promise<void> {
+  const trace = RunTrace.start(log.runId, log.state);
+  try {
+    await trace.drive(() => driveSteps(ports, log, knowledge, trace));
+  } catch (error) {
+    trace.end(log.state, error);
+    throw error;
+  }
+  trace.end(log.state);
+}
+
+async function driveSteps(ports: DriverPorts, log: RunLog, knowledge: RunKnowledge, trace: RunTrace): Promise<void> {
   for (;;) {
     const step = nextStep(log.state);
     // A run that waits for a person stays running; an answer (`approval.answer`) drives it on.
     if (step.kind === 'finished' || step.kind === 'await_approval') return;
+    trace.enter(log.state);
     let observed: Observed;
     try {
-      observed = await perform(ports, log.state, step);
+      observed = await trace.inStage(() => perform(ports, log.state, step));
     } catch (error) {
       const fault = toErrorReply(error);
       ports.logger.error({ runId: log.runId, step: step.kind, code: fault.code, err: fault.message }, 'run failed');
       observed = { input: { type: 'RunStopped', fault, at: now(ports) } };
     }
-    await decideAndAppend(ports, log, observed.input, knowledge, observed.causationId);
+    await trace.inStage(() => decideAndAppend(ports, log, observed.input, knowledge, observed.causationId));
   }
 }
 
@@ -143,7 +157,8 @@ async function askModel(
     reasoningEnabled: start.reasoningEnabled,
   };
   try {
-    const response = await ports.gateway.complete(meta, messages, tools);
+    const onDelta = publishModelStream(ports.bus, ports.prefix, meta);
+    const response = await ports.gateway.complete(meta, messages, tools, { onDelta });
     const { content, toolCalls, usage, latencyMs, finishReason } = response;
     return {
       type: 'ModelAnswered',
@@ -174,7 +189,7 @@ function recordOf(
     request: {
       requestId: plan.requestId,
       stage: plan.policy.stage,
-      model: ports.gateway.model,
+      model: stageModelOf(ports.gateway, plan.policy.stage),
       toolNames: [...plan.toolNames],
       messageCount: messages.length,
       tokenEstimate: hashed.tokenEstimate,

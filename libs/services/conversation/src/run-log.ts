@@ -20,6 +20,9 @@ import { DriverPorts } from './driver-ports';
  * What follows a commit (the live feed, the conversation's turn) is done by the log processors.
  */
 export class RunLog {
+  /** Whether this process may still write the run (its lease); checked before every append. */
+  private guard: () => boolean = () => true;
+
   private constructor(
     private readonly ports: DriverPorts,
     readonly runId: string,
@@ -43,6 +46,17 @@ export class RunLog {
     return withPrior(this.folded, this.prior);
   }
 
+  guardWith(mayWrite: () => boolean): void {
+    this.guard = mayWrite;
+  }
+
+  /** This log when nothing was appended to the run since it was read; otherwise the run read again. */
+  async caughtUp(): Promise<RunLog> {
+    const from = this.revision === null ? 0n : this.revision + 1n;
+    const newer = await this.ports.store.readStream(streams.run(this.runId), { fromRevision: from, maxCount: 1 });
+    return newer.length === 0 ? this : RunLog.open(this.ports, this.runId, this.correlationId);
+  }
+
   /** For a run about to start: the conversation's turns so far. */
   usePrior(prior: PriorTurns): void {
     this.prior = prior;
@@ -54,13 +68,16 @@ export class RunLog {
     const occurredAt = this.ports.clock().toISOString();
     // Every event of the commit names the revision it begins at: a fork point must end a commit.
     const commitStart = this.revision === null ? 0 : Number(this.revision) + 1;
+    if (!this.guard()) throw new StagecraftError('CONFLICT', `run ${this.runId}: this replica no longer holds the run's lease`);
+    // Which replica wrote the commit, where several may (docs/decisions/0026); readers' schemas drop it.
+    const writer = this.ports.writer === undefined ? {} : { writer: this.ports.writer };
     const stored = events.map((e) => {
       // The stream names the run; only `RunStarted` names the conversation and the correlation, and only
       // `StageEntered` (in its data) the context: the events after them do not repeat these (docs/decisions/0018).
       const metadata =
         e.type === 'RunStarted'
-          ? { conversationId: start?.conversationId, causationId, commitStart, correlationId: this.correlationId, occurredAt }
-          : { causationId, commitStart, occurredAt };
+          ? { conversationId: start?.conversationId, causationId, commitStart, correlationId: this.correlationId, occurredAt, ...writer }
+          : { causationId, commitStart, occurredAt, ...writer };
       return { id: this.ports.newId(), type: e.type, data: validate(e.type, e.data), metadata };
     });
     try {

@@ -1,42 +1,50 @@
 import { StagecraftEvent, toErrorReply } from '@stagecraft/contracts';
 import { catchUpProjection } from '@stagecraft/event-store';
-import { publishRunEvent } from '@stagecraft/messaging';
+import { inProcessLeases, leaseKey, publishRunEvent } from '@stagecraft/messaging';
 import { Fault } from '@stagecraft/run';
 import { activeRunsProjection } from './active-runs';
 import { DriverPorts } from './driver-ports';
 import { decideAndAppend, driveRun } from './effects';
 import { RunKnowledge } from './knowledge';
+import { HeldLease, LeasePorts } from './leases/held-lease';
+import { runsToTake } from './leases/lease-decisions';
 import { RunLog } from './run-log';
 
 export interface RunRegistryOptions {
   /** How often failures that could not be recorded are tried again (default 5 s). */
   recoveryIntervalMs?: number;
+  /** The run leases this replica takes; default: in-process ones (one process is the whole replica set). */
+  leases?: LeasePorts;
 }
 
 /**
  * The runs this process is driving. Every run it starts ends: when a driver stops for any reason, the
  * run gets `RunFailed` with that reason; when even that cannot be stored, waiting clients are told on
  * the live feed and the failure is recorded by the recovery sweep once the store takes writes again.
+ *
+ * A replica drives a run only under the run's lease (docs/decisions/0026): it takes the lease before
+ * it reads the run, renews it while it drives, and releases it when the driver stops (the run ended, or
+ * waits for a person). A run whose driver died keeps its lease until the lease expires; then the
+ * takeover sweep of any replica takes it and drives the run on from its log. Appends also expect the
+ * revision the driver last saw, so a replica that lost its lease without noticing cannot add to the run.
  */
 export class RunRegistry {
   private readonly running = new Map<string, Promise<void>>();
   private readonly unrecorded = new Map<string, Fault>();
+  private readonly leases: LeasePorts;
   private sweeper?: NodeJS.Timeout;
   private closed = false;
 
   constructor(
     private readonly ports: DriverPorts,
     private readonly options: RunRegistryOptions = {},
-  ) {}
+  ) {
+    this.leases = options.leases ?? { leases: inProcessLeases(15_000), owner: 'this-process', clock: ports.clock, logger: ports.logger };
+  }
 
+  /** Drives a run this process has just appended to (a new run); another replica's lease on it wins. */
   drive(log: RunLog, knowledge?: RunKnowledge): Promise<void> {
-    const existing = this.running.get(log.runId);
-    if (existing) return existing;
-    const done = driveRun(this.ports, log, knowledge)
-      .catch((error: unknown) => this.stopped(log, error))
-      .finally(() => this.running.delete(log.runId));
-    this.running.set(log.runId, done);
-    return done;
+    return this.underLease(log.runId, () => log.caughtUp(), knowledge);
   }
 
   /**
@@ -53,18 +61,73 @@ export class RunRegistry {
         .catch((error: unknown) => this.ports.logger.error({ runId, err: toErrorReply(error).message }, 'run could not be driven on'));
       return;
     }
-    void this.drive(await RunLog.open(this.ports, runId));
+    void this.underLease(runId, () => RunLog.open(this.ports, runId));
   }
 
   async resumeUnfinished(): Promise<string[]> {
-    // From the saved checkpoint: a restart reads only what was appended since the last one.
-    const { active } = await catchUpProjection(this.ports.store, this.ports.store.checkpoints, activeRunsProjection);
+    const active = await this.activeRuns();
     for (const runId of active) {
       if (this.closed) break;
       this.ports.logger.info({ runId }, 'resuming unfinished run');
       await this.resume(runId);
     }
     return active;
+  }
+
+  /** One takeover sweep: every unfinished run this replica does not drive is tried; those whose lease is free are driven here. */
+  async takeOver(): Promise<void> {
+    if (this.closed) return;
+    for (const runId of runsToTake(await this.activeRuns(), new Set(this.running.keys()))) {
+      if (this.closed) break;
+      await this.resume(runId);
+    }
+  }
+
+  /** From the saved checkpoint: a sweep reads only what was appended since the last one. */
+  private async activeRuns(): Promise<string[]> {
+    const { active } = await catchUpProjection(this.ports.store, this.ports.store.checkpoints, activeRunsProjection);
+    return active;
+  }
+
+  /**
+   * Takes the run's lease, then reads the run (`open`) and drives it until its driver stops; releases
+   * the lease after. Nothing happens when another replica holds it, or this process drives it already.
+   */
+  private underLease(runId: string, open: () => Promise<RunLog>, knowledge?: RunKnowledge): Promise<void> {
+    const existing = this.running.get(runId);
+    if (existing) return existing;
+    const done = this.driveLeased(runId, open, knowledge).finally(() => this.running.delete(runId));
+    this.running.set(runId, done);
+    return done;
+  }
+
+  private async driveLeased(runId: string, open: () => Promise<RunLog>, knowledge?: RunKnowledge): Promise<void> {
+    let lease: HeldLease | null;
+    try {
+      lease = await HeldLease.take(this.leases, leaseKey('run', runId));
+    } catch (error) {
+      // The sweep tries again; the run keeps its place in the log meanwhile.
+      this.ports.logger.warn({ runId, err: toErrorReply(error).message }, 'run lease could not be taken');
+      return;
+    }
+    if (!lease) {
+      this.ports.logger.debug({ runId }, 'run is driven by another replica');
+      return;
+    }
+    try {
+      let log: RunLog;
+      try {
+        log = await open();
+      } catch (error) {
+        this.ports.logger.error({ runId, err: toErrorReply(error).message }, 'run could not be read; the sweep tries again');
+        return;
+      }
+      const held = lease;
+      log.guardWith(() => held.held);
+      await driveRun(this.ports, log, knowledge).catch((error: unknown) => this.stopped(log, error));
+    } finally {
+      await lease.release();
+    }
   }
 
   /** Starts the sweep that records failures the store refused at the time (a full disk, a lost connection). */
@@ -77,12 +140,17 @@ export class RunRegistry {
   private async recordUnrecorded(): Promise<void> {
     for (const [runId, fault] of this.unrecorded) {
       if (this.closed || this.running.has(runId)) continue;
+      let lease: HeldLease | null = null;
       try {
-        await this.recordStop(await RunLog.open(this.ports, runId), fault);
+        lease = await HeldLease.take(this.leases, leaseKey('run', runId));
+        // Another replica took the run over: it records what happens to it.
+        if (lease) await this.recordStop(await RunLog.open(this.ports, runId), fault);
         this.unrecorded.delete(runId);
-        this.ports.logger.info({ runId }, 'recorded the failure of a run that had stopped');
+        if (lease) this.ports.logger.info({ runId }, 'recorded the failure of a run that had stopped');
       } catch (error) {
         this.ports.logger.warn({ runId, err: toErrorReply(error).message }, 'run failure still cannot be recorded');
+      } finally {
+        await lease?.release();
       }
     }
   }
@@ -121,6 +189,10 @@ export class RunRegistry {
     try {
       await this.recordStop(log, fault);
     } catch (appendError) {
+      if (toErrorReply(appendError).code === 'CONFLICT') {
+        this.ports.logger.info({ runId: log.runId }, 'run is driven by another writer; its failure is theirs to record');
+        return;
+      }
       const unrecorded = toErrorReply(appendError).message;
       this.unrecorded.set(log.runId, fault);
       this.ports.logger.error({ runId: log.runId, err: unrecorded }, 'run failure could not be recorded; telling clients directly');

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DEFAULT_BASE_URL, createOpenAiGateway, gatewayConfigFromEnv } from '@stagecraft/model-gateway';
+import { DEFAULT_BASE_URL, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGateway } from '@stagecraft/model-gateway';
 import type { GatewayConfig, ModelGateway } from '@stagecraft/model-gateway';
 import { LOGGER, SHELL_CONFIG, ServiceDefinition } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';
@@ -25,13 +25,13 @@ function gatewayFrom(config: GatewayConfig | undefined, logger: Logger, env: She
   if (settings.apiKey === null && settings.baseURL === DEFAULT_BASE_URL) {
     logger.warn({ service: 'qa' }, 'no OPENAI_API_KEY is set: every review will report the model as unavailable');
   }
-  return createOpenAiGateway({ ...settings, logger });
+  return instrumentedGateway(createOpenAiGateway({ ...settings, logger }));
 }
 
 /** A Nest module for the advisory reviewer, with the given model or one built from the settings. */
 export function qaModule(options: QaServiceOptions = {}): new () => unknown {
   const gateway = options.gateway
-    ? { provide: MODEL_GATEWAY, useValue: options.gateway }
+    ? { provide: MODEL_GATEWAY, useValue: instrumentedGateway(options.gateway) }
     : {
         provide: MODEL_GATEWAY,
         useFactory: (logger: Logger, shell: ShellPorts) => gatewayFrom(options.config, logger, shell.env),

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { reviewNotCompleted } from '@stagecraft/contracts';
 import type { ChatMessage, QAModelCall, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
+import { stageModelOf } from '@stagecraft/model-gateway';
 import type { ModelGateway } from '@stagecraft/model-gateway';
 import { stripReasoning } from '@stagecraft/reasoning';
 import type { NewId } from '@stagecraft/service-shell';
@@ -68,6 +69,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     }
     modelCalls.push({
       requestId: meta.requestId,
+      model: stageModelOf(gateway, meta.stage),
       latencyMs: response.latencyMs,
       usage: response.usage,
       finishReason: response.finishReason,

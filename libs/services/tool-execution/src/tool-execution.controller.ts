@@ -6,7 +6,8 @@ import type { MessageBus, RequestContext, Requester } from '@stagecraft/messagin
 import { CLOCK, EVENT_STORE, Handles, MESSAGE_BUS, NEW_ID, REQUESTER, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { Clock, NewId, ShellPorts } from '@stagecraft/service-shell';
 import { projectMapFor } from './codebase-index';
-import { ToolCallPorts, executeToolCall, recoverInterruptedCalls } from './execute-tool-call';
+import { ToolCallPorts, recoverInterruptedCalls } from './execute-tool-call';
+import { tracedToolCall } from './traced-tool-call';
 import { defaultInFlightDir } from './in-flight';
 import { TOOL_EXECUTION_OPTIONS } from './options';
 import type { ToolExecutionOptions } from './options';
@@ -48,7 +49,7 @@ export class ToolExecutionController implements OnApplicationBootstrap {
 
   @Handles('tool.execute')
   execute(@Payload() request: ToolExecuteRequest, @Ctx() context: RequestContext): Promise<ToolExecuteReply> {
-    return executeToolCall(this.ports, request, context);
+    return tracedToolCall(this.ports, request, context);
   }
 
   /** The project map for warmup: the root is checked like a tool call's, and indexed on first use. */

@@ -1,0 +1,49 @@
+import type { ErrorReply } from '@stagecraft/contracts';
+
+/**
+ * The one exit-code scheme of every command. Scripts branch on it, so a code keeps its meaning:
+ * "unreachable" (worth retrying later) never doubles as "waiting for a person".
+ */
+export const EXIT = {
+  /** The command did what was asked: a run completed `DONE`, a check found nothing. */
+  done: 0,
+  /** The answer is no: a run failed or needs work, a check found a difference, a service is down, no such run. */
+  failed: 1,
+  /** Bad usage or configuration: an unknown option, a bad value, a store directory that does not exist. */
+  usage: 2,
+  /** A dependency could not be reached: NATS, the event store or the model endpoint. */
+  unreachable: 3,
+  /** A run or workflow waits for a person's approval (`stagecraft approve`); it stays in the store. */
+  waiting: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Printed after `stagecraft --help`; the README's "Exit codes" section says the same. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  done: the run completed DONE, the check found nothing
+  1  the run failed or needs work; a check found a difference; a service is down; no such run
+  2  usage or configuration error (unknown option, bad value, missing store directory)
+  3  a dependency is unreachable: NATS, the event store or the model endpoint
+  4  waiting for approval: answer with \`stagecraft approve <id>\``;
+
+/** An error a command threw: unreachable and timed-out dependencies are 3, a fault of ours 1, the rest bad input. */
+export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {
+  switch (reply.code) {
+    case 'UNAVAILABLE':
+    case 'TIMEOUT':
+      return EXIT.unreachable;
+    case 'INTERNAL':
+      return EXIT.failed;
+    default:
+      return EXIT.usage;
+  }
+}
+
+/** How a followed run ended: waiting, failed (an unreachable dependency is told apart), needs work, or done. */
+export function exitCodeOfRun(result: { waiting: unknown; failed: boolean; failureCode?: string; deliveryState: string | null }): ExitCode {
+  if (result.waiting) return EXIT.waiting;
+  if (result.failed) return result.failureCode === 'UNAVAILABLE' ? EXIT.unreachable : EXIT.failed;
+  return result.deliveryState === 'NEEDS_WORK' ? EXIT.failed : EXIT.done;
+}
