@@ -15,16 +15,17 @@ FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /src ./
 # `npm install`, not `npm ci`: the lockfile lists optional platform packages the registry does not serve.
-# A network that re-signs TLS passes its CA as the optional build secret `ca-certificates`; the
-# image itself keeps only the base's trust.
+# A network that re-signs TLS passes its CA as the optional build secret `ca-certificates` (npm asks
+# the registry in install and in prune); the image itself keeps only the base's trust.
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,required=false \
     NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm install --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
 # tsconfig.image.json is the workspace build without tools/ (benchmarks), which the context leaves out.
-RUN npx tsc -b tsconfig.image.json \
- && npm prune --omit=dev --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,required=false \
+    npx tsc -b tsconfig.image.json \
+ && NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE_IMAGE} AS runtime
 ENV NODE_ENV=production \

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import type { ServiceName } from '@stagecraft/contracts';
-import { EXIT, EXIT_CODES_HELP, exitCodeOfError, exitCodeOfRun } from './exit-codes';
+import { EXIT, EXIT_CODES_HELP, exitCodeOfRun } from './exit-codes';
 import {
   APPROVAL_POLICIES,
   milliseconds,
@@ -19,7 +18,9 @@ import {
 import type { ApproveFlags } from './commands/approve';
 import type { ChatFlags } from './commands/chat';
 import type { ForkFlags } from './commands/fork';
+import type { HealthFlags } from './commands/health';
 import type { RunsListFlags } from './commands/runs';
+import type { ServeFlags } from './commands/serve';
 import type { WorkflowFlags } from './commands/workflow';
 import type { McpFlags } from './mcp/serve';
 
@@ -42,6 +43,8 @@ async function load<T>(module: () => Promise<T>): Promise<T> {
 
 type ConnectionFlags = { natsUrl?: string; store?: string };
 const config = async (flags: ConnectionFlags) => (await load(() => import('./cli-config.js'))).cliConfig(flags);
+/** Commands that only touch the log need its URL, not the whole shell configuration. */
+const storeOf = async (flags: { store?: string }) => (await import('./store-url.js')).storeOf(flags);
 
 const version = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -62,32 +65,14 @@ program
   .command('serve')
   .description('run services in this process (all six, in-process transport, sqlite store by default)')
   .option('--services <list>', 'comma-separated subset of services', parseServices)
-  .addOption(new Option('--transport <kind>', 'inproc | nats').argParser(parseTransport).default('inproc'))
+  .addOption(
+    new Option('--transport <kind>', 'inproc | nats (default: nats when a NATS URL is given, else inproc)').argParser(parseTransport),
+  )
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (flags: { services?: ServiceName[]; transport: 'inproc' | 'nats' } & ConnectionFlags) => {
-    // Runs inline until commands/serve.ts provides serveCommand(flags).
-    const settings = await config(flags);
-    const [{ startHost }, { allServices }] = await Promise.all([import('@stagecraft/service-shell'), import('./services.js')]);
-    const host = await startHost({
-      definitions: allServices(),
-      only: flags.services,
-      transport: flags.transport,
-      natsUrl: settings.natsUrl,
-      store: settings.store,
-      config: settings,
-      env: process.env,
-    });
-    const names = host.running.services.map((s) => s.name).join(', ');
-    process.stdout.write(
-      `stagecraft serving ${names} on ${flags.transport}${flags.transport === 'nats' ? ` (${settings.natsUrl})` : ''}, store ${settings.store}\n`,
-    );
-    const stop = async () => {
-      await host.close();
-      process.exit(EXIT.done);
-    };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
+  .action(async (flags: ServeFlags) => {
+    const { serveCommand } = await load(() => import('./commands/serve.js'));
+    await serveCommand(flags);
   });
 
 program
@@ -97,33 +82,9 @@ program
   .addOption(storeOption())
   .addOption(timeoutOption('per-service timeout', 2000))
   .option('--json', 'print the rows as JSON')
-  .action(async (flags: { timeout: number; json?: boolean } & ConnectionFlags) => {
-    // Runs inline until commands/health.ts provides healthCommand(flags).
-    const settings = await config(flags);
-    const [{ randomUUID }, { startHost }, { connectNatsBus, createRequester }, { allServices }, { checkHealth, formatHealth }] =
-      await Promise.all([
-        import('node:crypto'),
-        import('@stagecraft/service-shell'),
-        import('@stagecraft/messaging'),
-        import('./services.js'),
-        import('./commands/health.js'),
-      ]);
-    // Without a NATS URL the command answers for the embedded system: all six services in this process.
-    const host = settings.natsUrl
-      ? null
-      : await startHost({
-          definitions: allServices({ resume: false }),
-          transport: 'inproc',
-          store: settings.store,
-          config: settings,
-          env: process.env,
-        });
-    const bus = host ? host.ports.bus : await connectNatsBus(settings.natsUrl as string, 'stagecraft-cli');
-    const requester = createRequester(bus, { prefix: settings.prefix, newId: randomUUID, timeoutMs: flags.timeout });
-    const rows = await checkHealth(requester, flags.timeout);
-    process.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatHealth(rows)}\n`);
-    await (host ? host.close() : bus.close());
-    process.exitCode = rows.every((r) => r.up) ? EXIT.done : EXIT.failed;
+  .action(async (flags: HealthFlags) => {
+    const { healthCommand } = await load(() => import('./commands/health.js'));
+    process.exitCode = await healthCommand(flags);
   });
 
 program
@@ -188,8 +149,10 @@ runs
   .option('--json', 'the raw events, one per line')
   .option('--prompts', 'with each model request, the messages it sent, rebuilt from the stored prompt bodies')
   .action(async (runId: string, flags: { store?: string; json?: boolean; prompts?: boolean }) => {
-    const { showRun } = await load(() => import('./commands/runs.js'));
-    const found = await showRun(runId, (await config(flags)).store, Boolean(flags.json), Boolean(flags.prompts));
+    // The timeline alone needs no service module; the stored prompts' reader is the conversation service's.
+    const { showRun } = await load(() => import('./commands/run-timeline.js'));
+    const restore = flags.prompts ? (await load(() => import('./commands/runs.js'))).restorePrompts : undefined;
+    const found = await showRun(runId, await storeOf(flags), Boolean(flags.json), restore);
     process.exitCode = found ? EXIT.done : EXIT.failed;
   });
 runs
@@ -199,7 +162,7 @@ runs
   .addOption(storeOption())
   .action(async (runId: string, flags: { store?: string }) => {
     const { replayStoredRun } = await load(() => import('./commands/runs.js'));
-    process.exitCode = (await replayStoredRun(runId, (await config(flags)).store)) ? EXIT.done : EXIT.failed;
+    process.exitCode = (await replayStoredRun(runId, await storeOf(flags))) ? EXIT.done : EXIT.failed;
   });
 runs
   .command('fork')
@@ -226,7 +189,7 @@ program
   .addOption(storeOption())
   .action(async (flags: { store?: string; run?: string }) => {
     const { auditStore } = await load(() => import('./commands/runs.js'));
-    process.exitCode = (await auditStore((await config(flags)).store, flags.run)) ? EXIT.done : EXIT.failed;
+    process.exitCode = (await auditStore(await storeOf(flags), flags.run)) ? EXIT.done : EXIT.failed;
   });
 
 program
@@ -237,7 +200,7 @@ program
   .addOption(storeOption())
   .action(async (flags: { store?: string; projection?: string; verify?: boolean }) => {
     const { replay, verifyReplay } = await load(() => import('./commands/replay.js'));
-    const store = (await config(flags)).store;
+    const store = await storeOf(flags);
     if (!flags.verify) return replay(store, flags.projection);
     process.exitCode = (await verifyReplay(store, flags.projection)) ? EXIT.done : EXIT.failed;
   });
@@ -249,7 +212,7 @@ program
   .addOption(storeOption())
   .action(async (flags: { root: string; store?: string }) => {
     const { formatIndexSummary, indexProjectCommand } = await load(() => import('./commands/index-project.js'));
-    process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, (await config(flags)).store)));
+    process.stdout.write(formatIndexSummary(await indexProjectCommand(flags.root, await storeOf(flags))));
   });
 
 program
@@ -327,9 +290,6 @@ workflow
 program.parseAsync(process.argv).catch(async (error: unknown) => {
   // Commander has printed its own message (or the help, or the version) by now.
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.done : EXIT.usage);
-  const { toErrorReply } = await import('@stagecraft/contracts');
-  const reply = toErrorReply(error);
-  process.stderr.write(`stagecraft: ${reply.message}\n`);
-  for (const issue of reply.issues) process.stderr.write(`  - ${issue.path.join('.') || '(root)'}: ${issue.message}\n`);
-  process.exit(exitCodeOfError(reply));
+  const { reportError } = await import('./report-error.js');
+  process.exit(reportError(error));
 });

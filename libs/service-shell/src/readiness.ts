@@ -125,7 +125,7 @@ async function timed(
     const detail = await Promise.race([probe(abort.signal), deadline]);
     return { name, ok: true, required, address, detail, latencyMs: performance.now() - started };
   } catch (error) {
-    const detail = error instanceof Error ? causeChain(error) : String(error);
+    const detail = causeChain(error);
     return { name, ok: false, required, address, detail, latencyMs: performance.now() - started };
   } finally {
     clearTimeout(timer);
@@ -133,12 +133,13 @@ async function timed(
 }
 
 /** `fetch failed` alone says nothing: the cause (ECONNREFUSED, a DNS failure) is what a person needs. */
-function causeChain(error: Error): string {
-  const parts = [error.message];
-  let cause = error.cause;
-  while (cause instanceof Error && parts.length < 3) {
-    parts.push(cause.message);
-    cause = cause.cause;
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  // Not `instanceof Error`: fetch's errors may come from another realm.
+  for (let at: unknown = error; parts.length < 3 && typeof at === 'object' && at !== null && 'message' in at; ) {
+    const { message, code, cause } = at as { message: unknown; code?: unknown; cause?: unknown };
+    parts.push(typeof code === 'string' && !String(message).includes(code) ? `${String(message)} (${code})` : String(message));
+    at = cause;
   }
-  return parts.join(': ');
+  return parts.length > 0 ? parts.join(': ') : String(error);
 }

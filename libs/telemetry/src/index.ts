@@ -19,7 +19,6 @@ export {
   inSpan,
   recordFailure,
   activeTraceId,
-  activeSpanContextLink,
   withTraceHeaders,
   traceContextOf,
   type Attributes,

@@ -1,4 +1,3 @@
-import { context, propagation, trace } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -57,6 +56,7 @@ export function startTracing(options: StartTracingOptions): Tracing {
       active = null;
       await sdk.shutdown();
       // Lets a later `startTracing` in the same process (tests) register its own provider.
+      const { context, propagation, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
       trace.disable();
       propagation.disable();
       context.disable();

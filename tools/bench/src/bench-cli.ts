@@ -33,7 +33,10 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): number {
 function peakMb(args: string[], dir: string): number {
   const preload = join(dir, 'report-rss.cjs');
   const out = join(dir, 'rss.txt');
-  writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`,
+  );
   run(['--require', preload, ...args]);
   return Number(readFileSync(out, 'utf8')) / 1024;
 }

@@ -19,11 +19,7 @@ export interface ApproveFlags {
  * next approval) like `chat`. Embedded unless a NATS URL is given: the embedded system drives the
  * answered run in this process.
  */
-export async function approve(
-  id: string,
-  flags: ApproveFlags,
-  config: ShellConfig,
-): Promise<ChatResult & RunEnd> {
+export async function approve(id: string, flags: ApproveFlags, config: ShellConfig): Promise<ChatResult & RunEnd> {
   const root = flags.root ? resolve(flags.root) : undefined;
   // Resumed: a workflow answered here goes on in this process.
   const system = await connectSystem(root && !config.natsUrl ? { ...config, projectRoots: [root] } : config, Boolean(flags.json), {

@@ -115,11 +115,7 @@ export async function connectSystem(
 }
 
 /** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
-export async function chat(
-  message: string,
-  flags: ChatFlags,
-  config: ShellConfig,
-): Promise<ChatResult & RunEnd> {
+export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & RunEnd> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const runId = randomUUID();

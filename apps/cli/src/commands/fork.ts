@@ -13,11 +13,7 @@ export interface ForkFlags {
  * `stagecraft runs fork`: a new run that starts as a copy of a recorded run up to revision `at`, then
  * is decided again from there, followed live to its end like `chat`; embedded unless a NATS URL is given.
  */
-export async function fork(
-  runId: string,
-  flags: ForkFlags,
-  config: ShellConfig,
-): Promise<ChatResult & ConversationForkReply & RunEnd> {
+export async function fork(runId: string, flags: ForkFlags, config: ShellConfig): Promise<ChatResult & ConversationForkReply & RunEnd> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const newRunId = randomUUID();

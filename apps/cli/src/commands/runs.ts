@@ -8,49 +8,20 @@ import { MemoryConfig, memoryConfigFromEnv } from '@stagecraft/memory-service';
 import { connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { listRuns, runsModel, summarize } from '@stagecraft/read-models';
 import type { ShellConfig } from '@stagecraft/service-shell';
-import { describeEvent } from './describe-event';
+import { RestorePrompts, runTimeline as timeline } from './run-timeline';
 import { readOnlyCheckpoints } from './read-only-checkpoints';
 import { formatRuns } from './runs-table';
 
-const clipped = (text: string, max = 100) => {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
-
 /**
- * The timeline of one run, one line per event (or its JSON); null when the log has no such run. With
- * `prompts`, each model request also shows the messages it sent, rebuilt from the stored bodies: a
- * line per message, or a `messages` field next to the event's JSON.
+ * The timeline of one run (see `run-timeline.ts`); with `prompts`, each model request's messages too,
+ * rebuilt by the conversation service's own reader of the stored bodies.
  */
-export async function runTimeline(reader: EventReader, runId: string, json: boolean, prompts = false): Promise<string[] | null> {
-  const events = await readEvents(reader, streams.run(runId), runEvents);
-  if (events.length === 0) return null;
-  const sent = new Map(prompts ? (await restoreRequests(reader, runId)).map((r) => [r.requestId, r.messages]) : []);
-  const t0 = Date.parse(events[0].metadata.occurredAt);
-  return events.flatMap((event) => {
-    const messages = event.type === 'ModelRequested' ? sent.get(event.data.requestId) : undefined;
-    if (json) return [JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata, ...(messages ? { messages } : {}) })];
-    const offset = `+${((Date.parse(event.metadata.occurredAt) - t0) / 1000).toFixed(3)}s`.padStart(10);
-    const line = `${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}`;
-    return [line, ...(messages ?? []).map((m) => `${' '.repeat(34)}[${m.role}] ${clipped(m.content)}`)];
-  });
+export function runTimeline(reader: EventReader, runId: string, json: boolean, prompts = false): Promise<string[] | null> {
+  return timeline(reader, runId, json, prompts ? restoreRequests : undefined);
 }
 
-/** `stagecraft runs show`: the timeline read straight from the log. */
-export async function showRun(runId: string, store: string, json: boolean, prompts = false): Promise<boolean> {
-  const events = openEventStore(store);
-  try {
-    const lines = await runTimeline(events, runId, json, prompts);
-    if (lines === null) {
-      process.stderr.write(`stagecraft: no run ${runId} in ${store}\n`);
-      return false;
-    }
-    for (const line of lines) process.stdout.write(`${line}\n`);
-    return true;
-  } finally {
-    await events.close();
-  }
-}
+/** The stored prompts' reader `runs show --prompts` adds to the timeline. */
+export const restorePrompts: RestorePrompts = restoreRequests;
 
 /** `stagecraft runs replay`: the run decided again from its own log; true when every event comes out the same. */
 export async function replayStoredRun(runId: string, store: string): Promise<boolean> {

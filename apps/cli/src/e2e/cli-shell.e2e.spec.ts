@@ -38,7 +38,10 @@ function stagecraft(
     if (options.closedStdout) child.stdout.destroy();
     else child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`stagecraft ${args.join(' ')} timed out:\n${stderr}`))), 60_000);
+    const timer = setTimeout(
+      () => (child.kill('SIGKILL'), reject(new Error(`stagecraft ${args.join(' ')} timed out:\n${stderr}`))),
+      60_000,
+    );
     child.once('exit', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
   });
 }
@@ -76,7 +79,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(tree, 'apps', 'cli', 'bin'), { recursive: true });
     cpSync(join(REPO_ROOT, 'package.json'), join(tree, 'package.json'));
     cpSync(BIN, join(tree, 'apps', 'cli', 'bin', 'stagecraft.cjs'));
-    const { code, stdout, stderr } = await stagecraft(['--help'], { node: oldNode as string, bin: join(tree, 'apps', 'cli', 'bin', 'stagecraft.cjs') });
+    const { code, stdout, stderr } = await stagecraft(['--help'], {
+      node: oldNode as string,
+      bin: join(tree, 'apps', 'cli', 'bin', 'stagecraft.cjs'),
+    });
     const found = spawnSync(oldNode as string, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr).toContain(`stagecraft needs Node ${ENGINES}`);
@@ -199,9 +205,13 @@ describe('stagecraft output', () => {
     const chat = await stagecraft(['chat', 'What does this project do?', '--root', project, '--mode', 'chat', '--json', '--store', store]);
     expect(chat.code).toBe(0);
     const { runId } = JSON.parse(chat.stdout.trim().split('\n').at(-1) as string) as { runId: string };
-    for (const extra of [[], ['--json']]) {
+    for (const extra of [[], ['--json'], ['--prompts']]) {
       const shown = await stagecraft(['runs', 'show', runId, '--store', store, ...extra], { closedStdout: true });
       expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
     }
+    // Read to the end, the prompts come from the conversation service's reader, loaded for --prompts only.
+    const withPrompts = await stagecraft(['runs', 'show', runId, '--store', store, '--prompts']);
+    expect(withPrompts.code).toBe(0);
+    expect(withPrompts.stdout).toMatch(/\[user\] What does this project do\?/);
   });
 });

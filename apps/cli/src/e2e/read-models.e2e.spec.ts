@@ -134,7 +134,8 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
       OPENAI_BASE_URL: unreachable,
       STAGECRAFT_MODEL_MAX_RETRIES: '0',
     });
-    expect([agent.code, chatRun.code, turn.code, compacted.code, delegated.code, failed.code]).toEqual([0, 0, 0, 0, 0, 1]);
+    // The model endpoint was unreachable: the run failed for a dependency, exit 3.
+    expect([agent.code, chatRun.code, turn.code, compacted.code, delegated.code, failed.code]).toEqual([0, 0, 0, 0, 0, 3]);
     Object.assign(runIds, {
       agent: agent.runId,
       chat: chatRun.runId,

@@ -91,13 +91,16 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
   }, 90_000);
 
   afterAll(async () => {
+    console.log('DEBUG afterAll');
     await bus?.close();
+    console.log('DEBUG bus closed');
     await store?.close();
-    await Promise.all(services.map((s) => s.stop()));
+    const t0 = Date.now();
+    await Promise.all(services.map(async (s) => { const c = await s.stop(); console.log('DEBUG stopped', s.name, s.child.pid, c, Date.now() - t0); }));
     await nats?.stop();
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   const readRun = async (runId: string) => (await store.readStream(streams.run(runId))) as Stored[];
 
