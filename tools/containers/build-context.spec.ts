@@ -15,9 +15,9 @@ describe('the image build context', () => {
 
   it('follows .dockerignore the way Docker does: sources in, host builds and tools out', () => {
     expect(['apps/cli/src/main.ts', 'libs/contracts/tsconfig.json', 'prompts', 'package.json'].filter(inContext)).toHaveLength(4);
-    expect(['apps/cli/dist/main.js', 'node_modules/zod/package.json', 'tools/bench/tsconfig.json', 'libs/run/src/run.spec.ts'].filter(inContext)).toEqual(
-      [],
-    );
+    expect(
+      ['apps/cli/dist/main.js', 'node_modules/zod/package.json', 'tools/bench/tsconfig.json', 'libs/run/src/run.spec.ts'].filter(inContext),
+    ).toEqual([]);
   });
 
   it('builds TypeScript with a config that the context holds, and every config that one reads', () => {

@@ -17,6 +17,8 @@ LOCAL_BASE=localhost/stagecraft-base:node24-bookworm
 NATS_IMAGE=${STAGECRAFT_NATS_IMAGE:-localhost/stagecraft-nats:local}
 IMAGE=${STAGECRAFT_IMAGE:-stagecraft:local}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Raise when assemble_base_rootfs changes.
+BASE_RECIPE=2
 
 seconds() { date +%s.%N; }
 took() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.1f s", b - a }'; }
@@ -46,7 +48,15 @@ assemble_base_rootfs() (
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
   chroot "$rootfs" groupadd --gid 1000 node
   chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/*
+  # As Debian's own images do: apt keeps no package files or caches in a layer.
+  cat >"$rootfs/etc/apt/apt.conf.d/docker-clean" <<'APT'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+APT
+  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb \
+    "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/*
   tar --numeric-owner -C "$rootfs" -cf "$tarball.partial" .
   mv "$tarball.partial" "$tarball"
 )
@@ -55,26 +65,32 @@ base_image() {
   if [ -n "${BASE_IMAGE:-}" ]; then echo "$BASE_IMAGE"; return; fi
   if podman image exists "$REGISTRY_BASE"; then echo "$REGISTRY_BASE"; return; fi
   if registry_answers && podman pull -q "$REGISTRY_BASE" >&2; then echo "$REGISTRY_BASE"; return; fi
-  if ! podman image exists "$LOCAL_BASE"; then
+  if [ "$(podman image inspect --format '{{index .Config.Labels "stagecraft.recipe"}}' "$LOCAL_BASE" 2>/dev/null)" != "$NODE_VERSION-$NPM_VERSION-r$BASE_RECIPE" ]; then
     local tarball
-    tarball="$CACHE/base/bookworm-node-$NODE_VERSION-npm-$NPM_VERSION.tar"
+    # The name changes with every input, so a changed recipe never reuses an old tarball.
+    tarball="$CACHE/base/bookworm-node-$NODE_VERSION-npm-$NPM_VERSION-r$BASE_RECIPE.tar"
     mkdir -p "$CACHE/base"
     if [ ! -f "$tarball" ]; then
       echo "no registry answers: assembling $LOCAL_BASE with debootstrap (cached as $tarball)" >&2
       assemble_base_rootfs "$tarball" >&2
+      find "$CACHE/base" -name '*.tar' ! -path "$tarball" -delete
     fi
     podman import -q \
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change "ENV NODE_VERSION=$NODE_VERSION" \
+      --change "LABEL stagecraft.recipe=$NODE_VERSION-$NPM_VERSION-r$BASE_RECIPE" \
       --change 'CMD ["node"]' \
       "$tarball" "$LOCAL_BASE" >/dev/null
   fi
   echo "$LOCAL_BASE"
 }
 
-# nats-server and the libraries it links (none when it is a static Go binary), in an otherwise empty image.
+# nats-server and the libraries it links (none when it is a static Go binary), in an otherwise empty
+# image; imported again only when the binary changed.
 nats_image() (
   binary=$(command -v nats-server)
+  source=$(sha256sum "$binary" | cut -c1-64)
+  [ "$(podman image inspect --format '{{index .Config.Labels "stagecraft.source"}}' "$NATS_IMAGE" 2>/dev/null)" = "$source" ] && exit 0
   dir=$(mktemp -d "${TMPDIR:-/tmp}/stagecraft-nats-image.XXXXXX")
   trap 'rm -rf "$dir" "$dir.tar"' EXIT
   mkdir -p "$dir/data" "$dir/tmp"
@@ -86,6 +102,7 @@ nats_image() (
     --change "ENTRYPOINT [\"$binary\"]" \
     --change 'CMD ["-js", "-sd", "/data"]' \
     --change 'EXPOSE 4222' \
+    --change "LABEL stagecraft.source=$source" \
     "$dir.tar" "$NATS_IMAGE" >/dev/null
 )
 
@@ -103,6 +120,10 @@ ca_bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 secret=()
 [ -f "$ca_bundle" ] && secret=(--secret "id=ca-certificates,src=$ca_bundle")
 log="$CACHE/image-build.log"
+previous=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 podman build --build-arg "BASE_IMAGE=$base" "${secret[@]}" --tag "$IMAGE" --file Dockerfile . >"$log" 2>&1 ||
   { tail -40 "$log"; echo "image build failed (whole log: $log)"; exit 1; }
+# The image the tag named before is of no further use (its build layers stay, as the cache).
+current=$(podman image inspect --format '{{.Id}}' "$IMAGE")
+[ -n "$previous" ] && [ "$previous" != "$current" ] && { podman rmi "$previous" >/dev/null 2>&1 || true; }
 echo "image build: $IMAGE ($(took "$start"), $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{ printf "%d MB", $1 / 1e6 }'))"

@@ -90,8 +90,10 @@ const NOTES = 'Sample project notes.\n';
 
   async function health() {
     const { code, stdout } = await runCli(['health', '--nats-url', natsUrl(), '--json'], { STAGECRAFT_SUBJECT_PREFIX: prefix });
-    const rows = stdout.startsWith('[') ? (JSON.parse(stdout) as { service: string; up: boolean; reply?: HealthReply }[]) : [];
-    return { code, rows };
+    const report = stdout.startsWith('{')
+      ? (JSON.parse(stdout) as { services: { service: string; up: boolean; reply?: HealthReply }[] })
+      : undefined;
+    return { code, rows: report?.services ?? [] };
   }
 
   beforeAll(async () => {
@@ -165,7 +167,12 @@ const NOTES = 'Sample project notes.\n';
     await startService('conversation');
 
     const { code, stderr, result } = await running;
-    expect({ code, stderr, runId: result?.runId, deliveryState: result?.deliveryState }).toEqual({ code: 0, stderr: '', runId, deliveryState: 'DONE' });
+    expect({ code, stderr, runId: result?.runId, deliveryState: result?.deliveryState }).toEqual({
+      code: 0,
+      stderr: '',
+      runId,
+      deliveryState: 'DONE',
+    });
     // The held step was asked again by the new container; the file was written once, after it.
     const acts = server.requests.filter((r) => r.headers['x-stagecraft-run-id'] === runId && r.stage === 'act');
     expect(acts.length).toBe(2);

@@ -45,7 +45,9 @@ const found = containersImage('image suite');
     const { Config } = await client.container.dockerode.getImage(image).inspect();
     expect(Config.User).toBe('1000:1000');
     expect(Config.Cmd).toEqual(['node', 'apps/cli/bin/stagecraft.cjs', 'serve']);
-    expect(Config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', 'STAGECRAFT_HEALTH_HOST=0.0.0.0', 'STAGECRAFT_HEALTH_PORT=8080']));
+    expect(Config.Env).toEqual(
+      expect.arrayContaining(['NODE_ENV=production', 'STAGECRAFT_HEALTH_HOST=0.0.0.0', 'STAGECRAFT_HEALTH_PORT=8080']),
+    );
   });
 
   it('runs its default command as a non-root user', async () => {

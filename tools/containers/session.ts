@@ -46,7 +46,12 @@ export function containerSession(suite: string): ContainerSession {
     async close() {
       const client = await getContainerRuntimeClient();
       await Promise.all(
-        (await labelled()).map((c) => client.container.dockerode.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)),
+        (await labelled()).map((c) =>
+          client.container.dockerode
+            .getContainer(c.Id)
+            .remove({ force: true, v: true })
+            .catch(() => undefined),
+        ),
       );
       for (const network of networks) await network.stop().catch(() => undefined);
       const left = (await labelled()).length;

@@ -48,7 +48,8 @@ function dockerSocket() {
   const fromEnv = process.env.DOCKER_HOST;
   if (fromEnv) return fromEnv.startsWith('unix://') ? { socketPath: fromEnv.slice('unix://'.length) } : { url: fromEnv };
   const candidates = ['/var/run/docker.sock', join(homedir(), '.docker', 'run', 'docker.sock'), '/run/podman/podman.sock'];
-  if (process.env.XDG_RUNTIME_DIR) candidates.push(join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman', 'podman.sock'));
+  if (process.env.XDG_RUNTIME_DIR)
+    candidates.push(join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman', 'podman.sock'));
   const found = candidates.find((path) => existsSync(path));
   return found ? { socketPath: found } : null;
 }
@@ -102,8 +103,9 @@ function removeLabelledOnExit(target, label, what) {
     });
     const list = async () => JSON.parse(await call('GET', '/containers/json?all=true&filters=' + encodeURIComponent(JSON.stringify({ label: [${JSON.stringify(label)}] }))));
     (async () => {
-      for (const c of await list()) await call('DELETE', '/containers/' + c.Id + '?force=true&v=true');
-      console.log(${JSON.stringify(what)} + ': started 1 container, ' + (await list()).length + ' left after removal');
+      const found = await list();
+      for (const c of found) await call('DELETE', '/containers/' + c.Id + '?force=true&v=true');
+      console.log(${JSON.stringify(what)} + ': started 1 container; removed ' + found.length + ', ' + (await list()).length + ' left');
     })();`;
   process.once('exit', () => spawnSync(process.execPath, ['-e', script], { stdio: 'inherit' }));
 }
@@ -128,7 +130,9 @@ async function pullImage(name) {
   const { getContainerRuntimeClient, ImageName } = require('testcontainers');
   const client = await getContainerRuntimeClient();
   let timer;
-  const deadline = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${pullTimeoutMs / 1000} s`)), pullTimeoutMs)));
+  const deadline = new Promise(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${pullTimeoutMs / 1000} s`)), pullTimeoutMs)),
+  );
   try {
     await Promise.race([client.image.pull(ImageName.fromString(name)), deadline]);
   } finally {
@@ -150,12 +154,13 @@ async function probeKurrentDb() {
   if (answers !== true) return { unavailable: `KURRENTDB_URL not set and ${answers}` };
   exportRuntime(target);
   if (!(await imagePresent(target, kurrentImage))) {
-    try {
-      await pullImage(kurrentImage);
-    } catch (error) {
-      const reason = String(error.message || error).split('\n')[0];
-      return { unavailable: `KURRENTDB_URL not set, image ${kurrentImage} is not present locally and pulling it failed (${reason})` };
-    }
+    // Podman's Docker API reports a failed pull inside a successful response: ask for the image again.
+    const failed = await pullImage(kurrentImage).then(
+      async () => ((await imagePresent(target, kurrentImage)) ? null : 'no registry served it'),
+      (error) => String(error.message || error).split('\n')[0],
+    );
+    if (failed)
+      return { unavailable: `KURRENTDB_URL not set, image ${kurrentImage} is not present locally and pulling it failed (${failed})` };
   }
   try {
     return { url: await startKurrentContainer(target) };
@@ -166,7 +171,8 @@ async function probeKurrentDb() {
 
 async function probeContainers() {
   const target = dockerSocket();
-  if (!target) return { unavailable: 'no container runtime (no DOCKER_HOST, no docker or podman socket; see tools/containers/podman-service.sh)' };
+  if (!target)
+    return { unavailable: 'no container runtime (no DOCKER_HOST, no docker or podman socket; see tools/containers/podman-service.sh)' };
   const answers = await runtimeAnswers(target);
   if (answers !== true) return { unavailable: `${answers} at ${target.socketPath || target.url}` };
   exportRuntime(target);

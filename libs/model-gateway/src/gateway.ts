@@ -14,6 +14,11 @@ export interface ModelResponse {
   finishReason: string | null;
   /** The model that answered, as the endpoint reports it (a router may pick a more specific one). */
   model: string;
+  /**
+   * The model this call asked for (the stage's own, or the default). Carried on the response so that
+   * it reaches the caller through any gateway that wraps another.
+   */
+  askedModel?: string;
 }
 
 export interface CompleteOptions {

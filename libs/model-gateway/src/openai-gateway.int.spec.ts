@@ -215,7 +215,11 @@ describe('OpenAI gateway against the scripted server', () => {
       ['warmup', 'small-model'],
       ['act', 'big-model'],
     ]);
-    expect([perStage.modelFor?.('warmup'), perStage.modelFor?.('qa_review'), perStage.model]).toEqual(['small-model', 'big-model', 'big-model']);
+    expect([perStage.modelFor?.('warmup'), perStage.modelFor?.('qa_review'), perStage.model]).toEqual([
+      'small-model',
+      'big-model',
+      'big-model',
+    ]);
   });
 
   it('classes a 404 for an unknown model as CONFIGURATION, naming the model, the base URL and the settings to check', async () => {

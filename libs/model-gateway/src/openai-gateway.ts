@@ -95,7 +95,7 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
         if (missingKey) throw new StagecraftError('UNAVAILABLE', `no OPENAI_API_KEY is set for ${options.baseURL}`);
         const completion = await request(meta, messages, tools, callOptions);
         const latencyMs = performance.now() - started;
-        const response: ModelResponse = { ...completion, model: completion.model ?? model, latencyMs };
+        const response: ModelResponse = { ...completion, model: completion.model ?? model, askedModel: model, latencyMs };
         if (response.usage === undefined) delete response.usage;
         logger.info(
           { ...fields, latencyMs, finishReason: response.finishReason, usage: response.usage, toolCalls: response.toolCalls.length },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openEventStore } from '@stagecraft/event-store';
 import { connectNatsBus, createInprocBus } from '@stagecraft/messaging';
 import { startScriptedModelServer } from '@stagecraft/scripted-model';
-import { freePort, startNatsServer } from '@stagecraft/testing';
+import { eventually, freePort, startNatsServer } from '@stagecraft/testing';
 import { checkDependencies, checkModelEndpoint, checkNats, checkStore, dependencyTargets, redactAddress } from './readiness';
 
 let dir: string;
@@ -29,7 +29,7 @@ describe('dependency checks against real dependencies', () => {
   });
 
   it('measures a NATS round trip, and reports a server that has gone as down within the check timeout', async () => {
-    const nats = await startNatsServer();
+    let nats = await startNatsServer();
     const bus = await connectNatsBus(nats.url, 'readiness-test');
     try {
       expect(await checkNats(bus, nats.url)).toMatchObject({ name: 'nats', ok: true, required: true, address: nats.url });
@@ -37,9 +37,12 @@ describe('dependency checks against real dependencies', () => {
       const down = await checkNats(bus, nats.url, 500);
       expect(down).toMatchObject({ name: 'nats', ok: false, required: true, address: nats.url });
       expect(down.detail).toBeTruthy();
+      // Back where the client looks for it: the check is up again, and the connection can drain and close.
+      nats = await startNatsServer({ port: nats.port });
+      await eventually(async () => ((await checkNats(bus, nats.url, 500)).ok ? true : undefined), 'NATS to answer again');
     } finally {
-      // A connection whose server has gone refuses a clean close; it is dropped all the same.
-      await bus.close().catch(() => undefined);
+      await bus.close();
+      await nats.stop();
     }
   });
 

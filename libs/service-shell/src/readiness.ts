@@ -83,7 +83,8 @@ export function checkModelEndpoint(endpoint: ModelEndpoint, timeoutMs = CHECK_TI
     const headers: Record<string, string> = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
     const response = await fetch(`${endpoint.baseURL.replace(/\/+$/, '')}/models`, { headers, signal });
     await response.body?.cancel();
-    if (!response.ok) throw new Error(`GET /models answered HTTP ${response.status}${response.status === 401 ? ' (check OPENAI_API_KEY)' : ''}`);
+    if (!response.ok)
+      throw new Error(`GET /models answered HTTP ${response.status}${response.status === 401 ? ' (check OPENAI_API_KEY)' : ''}`);
     return `GET /models answered HTTP ${response.status}`;
   });
   modelChecks.set(key, { at: now, check });
@@ -136,9 +137,13 @@ async function timed(
 function causeChain(error: unknown): string {
   const parts: string[] = [];
   // Not `instanceof Error`: fetch's errors may come from another realm.
-  for (let at: unknown = error; parts.length < 3 && typeof at === 'object' && at !== null && 'message' in at; ) {
+  for (let at: unknown = error; parts.length < 3 && typeof at === 'object' && at !== null && 'message' in at;) {
     const { message, code, cause } = at as { message: unknown; code?: unknown; cause?: unknown };
-    parts.push(typeof code === 'string' && !String(message).includes(code) ? `${String(message)} (${code})` : String(message));
+    const text =
+      typeof code === 'string' && !String(message).toLowerCase().includes(code.toLowerCase())
+        ? `${String(message)} (${code})`
+        : String(message);
+    if (!parts.some((part) => part.includes(text))) parts.push(text);
     at = cause;
   }
   return parts.length > 0 ? parts.join(': ') : String(error);

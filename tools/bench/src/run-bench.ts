@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -360,9 +361,20 @@ async function natsOneProcess(dir: string, nats: NatsServerHandle, gateway: Mode
 }
 
 async function natsSixProcesses(dir: string, nats: NatsServerHandle, modelUrl: string): Promise<Deployment> {
-  const storePath = join(dir, 'processes.db');
-  const ports = await Promise.all(SERVICE_NAMES.map(() => freePort()));
-  const services: ServiceProcess[] = SERVICE_NAMES.map((name, i) =>
+  return natsProcesses(dir, nats, modelUrl, { name: SIX_PROCESSES, conversationReplicas: 1 });
+}
+
+/** One OS process per service, the conversation service as `conversationReplicas` processes, one sqlite file. */
+async function natsProcesses(
+  dir: string,
+  nats: NatsServerHandle,
+  modelUrl: string,
+  options: { name: string; conversationReplicas: number },
+): Promise<Deployment & { processes: ServiceProcess[] }> {
+  const storePath = join(dir, `processes-${randomUUID().slice(0, 8)}.db`);
+  const names = [...SERVICE_NAMES, ...Array.from({ length: options.conversationReplicas - 1 }, () => 'conversation' as const)];
+  const ports = await Promise.all(names.map(() => freePort()));
+  const services: ServiceProcess[] = names.map((name, i) =>
     spawnApp(name, {
       NATS_URL: nats.url,
       STAGECRAFT_STORE: `sqlite:${storePath}`,
@@ -380,7 +392,8 @@ async function natsSixProcesses(dir: string, nats: NatsServerHandle, modelUrl: s
   const bus = await connectNatsBus(nats.url, 'bench-client');
   const store = createSqliteEventStore({ path: storePath });
   return {
-    name: SIX_PROCESSES,
+    name: options.name,
+    processes: services,
     bus,
     requester: createRequester(bus, { prefix: 'bench', newId: randomUUID, timeoutMs: 30_000 }),
     prefix: 'bench',
@@ -435,6 +448,79 @@ function distributedRatio(print: (line: string) => void, results: DeploymentResu
     `six-process NATS p50 overhead / embedded SQLite-over-HTTP p50: ${ms(distributedRow.p50, 3)} / ${ms(embeddedRow.p50, 3)} = ${ratio.toFixed(2)}x` +
       ` (target <= 2x: ${ratio <= 2 ? 'meets' : 'misses'})`,
   );
+}
+
+const PARALLEL_RUNS = 50;
+const PARALLEL = `${PARALLEL_RUNS} runs in parallel`;
+
+export interface ParallelResult {
+  deployment: string;
+  runs: number;
+  failed: number;
+  /** From the first send to the last run's end. */
+  wallMs: number;
+  runsPerSecond: number;
+  /** Peak resident set size, MiB, of each process that serves the runs (the bench's own, embedded). */
+  peakRssMiB: { process: string; mib: number }[];
+}
+
+const MIB = 1024 * 1024;
+
+/** The kernel's high-water mark of a process's resident set (`VmHWM`), MiB; null when it cannot be read. */
+function peakRssOf(pid: number | undefined): number | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmHWM:'));
+    return line ? Number(line.replace(/\D+/g, '')) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Many runs at once against the zero-latency scripted model: all `PARALLEL_RUNS` sent together, after
+ * a few runs one after another to warm up. Throughput is runs over the wall time of the whole batch.
+ * Embedded, the bench's own process hosts the services: its resident set is sampled during the batch.
+ * Over NATS, each service process's kernel high-water mark is read after the batch.
+ */
+async function measureParallel(d: Deployment, project: string, processes: ServiceProcess[] = []): Promise<ParallelResult> {
+  for (let i = 0; i < 5; i++) await runOnce(d, project);
+  let peak = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
+  const started = performance.now();
+  const ends = await Promise.all(
+    Array.from({ length: PARALLEL_RUNS }, () =>
+      runToEnd(d, {
+        runId: `bench-${randomUUID().slice(0, 8)}`,
+        message: 'Write notes about this project',
+        userMode: 'agent',
+        reasoningEnabled: true,
+        projectRoot: project,
+      }),
+    ),
+  );
+  const wallMs = performance.now() - started;
+  clearInterval(sampler);
+  const peakRssMiB =
+    processes.length === 0
+      ? [{ process: 'bench process (six services + client)', mib: Math.max(peak, process.memoryUsage.rss()) / MIB }]
+      : processes.map((p) => ({ process: p.name, mib: peakRssOf(p.child.pid) ?? Number.NaN }));
+  return {
+    deployment: d.name,
+    runs: PARALLEL_RUNS,
+    failed: ends.filter((e) => e.end !== 'RunCompleted').length,
+    wallMs,
+    runsPerSecond: (PARALLEL_RUNS * 1000) / wallMs,
+    peakRssMiB,
+  };
+}
+
+function reportParallel(print: (line: string) => void, r: ParallelResult): void {
+  const rss = r.peakRssMiB.map((p) => `${p.process} ${p.mib.toFixed(0)}`).join(', ');
+  const total = r.peakRssMiB.reduce((n, p) => n + p.mib, 0);
+  print(`${r.deployment}: ${r.runs} runs (${r.failed} failed) in ${ms(r.wallMs, 0)}: ${r.runsPerSecond.toFixed(1)} runs/s`);
+  print(`  peak RSS (MiB): ${rss}${r.peakRssMiB.length > 1 ? `; sum ${total.toFixed(0)}` : ''}`);
 }
 
 /** The lengths of the long tool loop the bench measures, in rounds, and the size of the file each round reads. */
@@ -508,6 +594,15 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
       await d.close();
     }
   };
+  const measureParallelOn = async (open: () => Promise<Deployment & { processes?: ServiceProcess[] }>) => {
+    const d = await open();
+    if (settings.only && !d.name.includes(settings.only)) return d.close();
+    try {
+      reportParallel(print, await measureParallel(d, project, d.processes));
+    } finally {
+      await d.close();
+    }
+  };
   try {
     print(`run bench: ${settings.runs} agent runs per deployment after ${settings.warmupRuns} warm-up runs, zero-latency scripted model`);
     const wake = await measureWakeBaseline();
@@ -539,6 +634,14 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
     await measureOn(() => natsOneProcess(dir, url, gateway));
     if (settings.separateProcesses) await measureOn(() => natsSixProcesses(dir, url, server.url));
     distributedRatio(print, results);
+    await measureParallelOn(() => embedded(dir, gateway, `${PARALLEL}: embedded (inproc, sqlite), scripted model over HTTP`));
+    if (settings.separateProcesses)
+      await measureParallelOn(() =>
+        natsProcesses(dir, url, server.url, {
+          name: `${PARALLEL}: nats, seven OS processes (two conversation replicas), scripted model over HTTP`,
+          conversationReplicas: 2,
+        }),
+      );
     if (!settings.only || TOOL_LOOP.includes(settings.only)) await measureToolLoops(print, dir);
   } finally {
     await nats?.stop();

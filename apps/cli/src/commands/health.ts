@@ -89,14 +89,21 @@ export function formatHealth(rows: HealthRow[], dependencies: DependencyRow[] = 
         cell(dep('nats')),
         cell(dep('model')),
         r.reply ? String(r.reply.pid) : '-',
-        ms(r.latencyMs),
+        // No request was made when the command could not reach the system at all.
+        r.reply || r.latencyMs > 0 ? ms(r.latencyMs) : '-',
       ];
     }),
   );
   if (dependencies.length === 0) return services;
   const deps = formatTable(
     ['DEPENDENCY', 'ADDRESS', 'STATE', 'LATENCY', 'DETAIL'],
-    dependencies.map((d) => [d.name, d.address, d.ok ? 'up' : d.required ? 'DOWN' : 'warning (not required)', ms(d.latencyMs), d.detail ?? '']),
+    dependencies.map((d) => [
+      d.name,
+      d.address,
+      d.ok ? 'up' : d.required ? 'DOWN' : 'warning (not required)',
+      ms(d.latencyMs),
+      d.detail ?? '',
+    ]),
   );
   return `${services}\n\n${deps}`;
 }
@@ -112,17 +119,25 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
   let bus: MessageBus;
   let host: Host | null = null;
   const own: DependencyCheck[] = [];
+  /** A dependency this command could not reach itself: every service is down behind it. */
+  const unreachable = (dependency: DependencyCheck, message: string): number => {
+    const error = `${dependency.name} at ${dependency.address} unreachable`;
+    print({
+      services: SERVICE_NAMES.map((service) => ({ service, up: false, latencyMs: 0, error })),
+      dependencies: [{ ...dependency, seenBy: ['stagecraft health'] }],
+    });
+    process.stderr.write(`stagecraft: ${error}: ${message}\n`);
+    return EXIT.unreachable;
+  };
+  const started = performance.now();
   if (config.natsUrl) {
     const address = redactAddress(config.natsUrl);
-    const started = performance.now();
     try {
       bus = await connectNatsBus(config.natsUrl, 'stagecraft-health');
     } catch (error) {
-      const detail = `cannot connect: ${(error as Error).message}`;
-      const nats: DependencyRow = { name: 'nats', ok: false, required: true, address, detail, latencyMs: performance.now() - started, seenBy: [] };
-      print({ services: SERVICE_NAMES.map((service) => ({ service, up: false, latencyMs: 0, error: `NATS at ${address} unreachable` })), dependencies: [nats] });
-      if (!flags.json) process.stderr.write(`stagecraft: NATS at ${address} is unreachable: ${(error as Error).message}\n`);
-      return EXIT.unreachable;
+      const { message } = toErrorReply(error);
+      const check = { name: 'nats', ok: false, required: true, address, detail: message, latencyMs: performance.now() - started } as const;
+      return unreachable(check, message);
     }
     own.push(await checkNats(bus, address));
   } else {
@@ -135,9 +150,19 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
         env: { ...process.env, STAGECRAFT_STORE: config.store },
       });
     } catch (error) {
-      const { message } = toErrorReply(error);
-      process.stderr.write(`stagecraft: cannot open the event store at ${redactAddress(config.store)}: ${message}\n`);
-      return EXIT.unreachable;
+      const reply = toErrorReply(error);
+      // A bad setting is a usage error (exit 2); anything else kept the services from reaching their store.
+      if (reply.code === 'VALIDATION') throw error;
+      const address = redactAddress(config.store);
+      const check = {
+        name: 'store',
+        ok: false,
+        required: true,
+        address,
+        detail: reply.message,
+        latencyMs: performance.now() - started,
+      } as const;
+      return unreachable(check, reply.message);
     }
     bus = host.ports.bus;
   }

@@ -66,7 +66,7 @@ export function followLiveText(
   let shown = false;
   let stopped = false;
   const draw = () => {
-    const line = statusLine({ stage, visible: visibleText(raw), frame: frame++, width: out.columns ?? 80 });
+    const line = statusLine({ stage, visible: visibleText(raw), frame: frame++, width: out.columns || 80 });
     out.write(`\r\x1b[2K${line}`);
     shown = true;
   };

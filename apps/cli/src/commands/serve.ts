@@ -31,7 +31,10 @@ export function serveTransport(flags: Pick<ServeFlags, 'transport'>, natsUrl: st
  * process, as a container's probes must be where its manifest says). Unset, the default port is only
  * tried: on a developer's machine something else may hold it, and any free port does as well.
  */
-export function probePlan(env: Readonly<Record<string, string | undefined>>, config: ShellConfig): { port: number; fallback: boolean } | null {
+export function probePlan(
+  env: Readonly<Record<string, string | undefined>>,
+  config: ShellConfig,
+): { port: number; fallback: boolean } | null {
   const explicit = (env['STAGECRAFT_HEALTH_PORT'] ?? '').trim() !== '';
   if (explicit && config.healthPort === 0) return null;
   return { port: config.healthPort, fallback: !explicit };

@@ -8,7 +8,16 @@ import { EventData, streams } from '@stagecraft/contracts';
 import { EventStore, RecordedEvent, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, connectNatsBus, createRequester, followRunEvents, natsConnectionOf } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { NatsServerHandle, ServiceProcess, exitOf, freePort, readWriteAgentScript, spawnApp, startNatsServer, waitForHttp } from '@stagecraft/testing';
+import {
+  NatsServerHandle,
+  ServiceProcess,
+  exitOf,
+  freePort,
+  readWriteAgentScript,
+  spawnApp,
+  startNatsServer,
+  waitForHttp,
+} from '@stagecraft/testing';
 
 /**
  * Three conversation replicas (OS processes) behind one queue group, the other services one process
@@ -63,7 +72,10 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Sample\nA tiny project.\n');
     model = await startScriptedModelServer({
-      script: (request: RecordedRequest): ScriptedReply => ({ ...(readWriteAgentScript(request) as ScriptedReply), delayMs: MODEL_DELAY_MS }),
+      script: (request: RecordedRequest): ScriptedReply => ({
+        ...(readWriteAgentScript(request) as ScriptedReply),
+        delayMs: MODEL_DELAY_MS,
+      }),
     });
     nats = await startNatsServer();
     const storePath = join(dir, 'events.db');
@@ -91,12 +103,10 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
   }, 90_000);
 
   afterAll(async () => {
-    console.log('DEBUG afterAll');
     await bus?.close();
-    console.log('DEBUG bus closed');
     await store?.close();
-    const t0 = Date.now();
-    await Promise.all(services.map(async (s) => { const c = await s.stop(); console.log('DEBUG stopped', s.name, s.child.pid, c, Date.now() - t0); }));
+    // A process killed by a signal has no exit code, and `stop` would wait for an exit that has happened.
+    await Promise.all(services.filter((s) => s.child.signalCode === null).map((s) => s.stop()));
     await nats?.stop();
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -173,6 +183,7 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
     expect(ends).toEqual(runIds.map(() => 'RunCompleted'));
 
     const victimPid = victim!.child.pid;
+    let takenOver = 0;
     for (const runId of runIds) {
       const events = await readRun(runId);
       expect(events.filter((e) => e.type === 'RunStarted')).toHaveLength(1);
@@ -183,6 +194,7 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
       expect(new Set(runs).size).toBe(runs.length);
       // A run changes hands only when its writer died, and only once.
       if (runs.length > 1) {
+        takenOver += 1;
         expect(runs).toHaveLength(2);
         expect(writerPid(runs[0])).toBe(victimPid);
         expect(writerPid(runs[1])).not.toBe(victimPid);
@@ -197,6 +209,7 @@ describe('conversation replicas: leases, takeover, and the retained run feed (di
       expect(asked - answered).toBeGreaterThanOrEqual(0);
       expect(asked - answered).toBeLessThanOrEqual(runs.length > 1 ? 1 : 0);
     }
+    console.log(`scale-out: ${RUNS} runs on 3 replicas; the killed one drove ${cutOff.length} unfinished, ${takenOver} changed hands`);
     // The survivors finished every run the victim was driving when it died.
     for (const runId of cutOff) expect(writerPid(commitWriters(await readRun(runId)).at(-1))).not.toBe(victimPid);
 

@@ -159,10 +159,11 @@ async function askModel(
   try {
     const onDelta = publishModelStream(ports.bus, ports.prefix, meta);
     const response = await ports.gateway.complete(meta, messages, tools, { onDelta });
-    const { content, toolCalls, usage, latencyMs, finishReason } = response;
+    const { content, toolCalls, usage, latencyMs, finishReason, askedModel } = response;
     return {
       type: 'ModelAnswered',
-      request,
+      // The gateway says which model it asked; the record's guess stands when it does not.
+      request: request && askedModel ? { ...request, model: askedModel } : request,
       response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason },
       at: now(ports),
     };

@@ -69,7 +69,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     }
     modelCalls.push({
       requestId: meta.requestId,
-      model: stageModelOf(gateway, meta.stage),
+      model: response.askedModel ?? stageModelOf(gateway, meta.stage),
       latencyMs: response.latencyMs,
       usage: response.usage,
       finishReason: response.finishReason,

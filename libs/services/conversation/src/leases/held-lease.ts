@@ -22,16 +22,19 @@ export class HeldLease {
     private readonly ports: LeasePorts,
     readonly key: string,
     revision: number,
+    askedAt: number,
   ) {
-    this.state = heldAt(revision, this.now());
+    this.state = heldAt(revision, askedAt);
     this.timer = setInterval(() => (this.renewing = this.renew()), renewEveryMs(ports.leases.ttlMs));
     this.timer.unref();
   }
 
   /** Null when another replica holds the key. */
   static async take(ports: LeasePorts, key: string): Promise<HeldLease | null> {
+    // The store starts the TTL when it writes, after this: counting from the ask errs on the safe side.
+    const askedAt = ports.clock().getTime();
     const revision = await ports.leases.take(key, ports.owner);
-    return revision === null ? null : new HeldLease(ports, key, revision);
+    return revision === null ? null : new HeldLease(ports, key, revision, askedAt);
   }
 
   get held(): boolean {
@@ -60,6 +63,7 @@ export class HeldLease {
   private async renew(): Promise<void> {
     if (this.state.kind !== 'held') return;
     let outcome: RenewalOutcome;
+    const askedAt = this.now();
     try {
       const revision = await this.ports.leases.renew(this.key, this.ports.owner, this.state.revision);
       outcome = revision === null ? { kind: 'refused' } : { kind: 'renewed', revision };
@@ -68,7 +72,7 @@ export class HeldLease {
       outcome = { kind: 'failed' };
     }
     const before = this.state;
-    this.state = afterRenewal(this.state, outcome, this.now(), this.ports.leases.ttlMs);
+    this.state = afterRenewal(this.state, outcome, askedAt, this.ports.leases.ttlMs);
     if (before.kind === 'held' && this.state.kind === 'lost') {
       clearInterval(this.timer);
       this.ports.logger.warn({ lease: this.key, reason: this.state.reason }, 'lease lost');
