@@ -121,9 +121,13 @@ secret=()
 [ -f "$ca_bundle" ] && secret=(--secret "id=ca-certificates,src=$ca_bundle")
 log="$CACHE/image-build.log"
 previous=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
-podman build --build-arg "BASE_IMAGE=$base" "${secret[@]}" --tag "$IMAGE" --file Dockerfile . >"$log" 2>&1 ||
+built_after=$(date --utc +%Y-%m-%dT%H:%M:%SZ)
+# The label marks every stage's image, so the ones an older build left can be found and removed.
+podman build --label stagecraft.build=local --build-arg "BASE_IMAGE=$base" "${secret[@]}" --tag "$IMAGE" --file Dockerfile . >"$log" 2>&1 ||
   { tail -40 "$log"; echo "image build failed (whole log: $log)"; exit 1; }
 # The image the tag named before is of no further use (its build layers stay, as the cache).
 current=$(podman image inspect --format '{{.Id}}' "$IMAGE")
 [ -n "$previous" ] && [ "$previous" != "$current" ] && { podman rmi "$previous" >/dev/null 2>&1 || true; }
+# Stage images of older builds that nothing uses any more; the layers this build reused have children and stay.
+podman image prune -f --filter label=stagecraft.build=local --filter "until=$built_after" >/dev/null
 echo "image build: $IMAGE ($(took "$start"), $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{ printf "%d MB", $1 / 1e6 }'))"

@@ -105,7 +105,7 @@ function removeLabelledOnExit(target, label, what) {
     (async () => {
       const found = await list();
       for (const c of found) await call('DELETE', '/containers/' + c.Id + '?force=true&v=true');
-      console.log(${JSON.stringify(what)} + ': started 1 container; removed ' + found.length + ', ' + (await list()).length + ' left');
+      console.log(${JSON.stringify(what)} + ': started 1 container; removed ' + found.length + ' (' + (await list()).length + ' left)');
     })();`;
   process.once('exit', () => spawnSync(process.execPath, ['-e', script], { stdio: 'inherit' }));
 }

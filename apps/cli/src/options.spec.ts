@@ -39,7 +39,10 @@ describe('list options', () => {
   it('read comma-separated names and name what is unknown', () => {
     expect(parseServices('qa, memory')).toEqual(['qa', 'memory']);
     expect(parseGates('after-planning')).toEqual(['after-planning']);
-    expect(() => parsePhases('discovery,review')).toThrow('unknown review; a comma-separated list of discovery, planning, tickets');
+    expect(() => parsePhases('discovery,review')).toThrow(
+      'unknown phase(s) review; a comma-separated list of discovery, planning, tickets',
+    );
+    expect(() => parseServices('policy,oracle')).toThrow('unknown service(s) oracle; a comma-separated list of conversation,');
     expect(() => parseServices(',')).toThrow(InvalidArgumentError);
   });
 });

@@ -28,14 +28,16 @@ export const oneOf =
     return value as T;
   };
 
-/** A comma-separated list drawn from `choices`. */
+/** A comma-separated list drawn from `choices`; an unknown entry is named, with the ones there are. */
 export const listFrom =
-  <T extends string>(choices: readonly T[], what: string) =>
+  <T extends string>(choices: readonly T[], noun: string) =>
   (value: string): T[] => {
     const items = listOf(value);
     const unknown = items.filter((item) => !(choices as readonly string[]).includes(item));
     if (items.length === 0 || unknown.length > 0)
-      throw new InvalidArgumentError(`${unknown.length > 0 ? `unknown ${unknown.join(', ')}; ` : ''}${what} ${choices.join(', ')}`);
+      throw new InvalidArgumentError(
+        `${unknown.length > 0 ? `unknown ${noun}(s) ${unknown.join(', ')}; ` : ''}a comma-separated list of ${choices.join(', ')}`,
+      );
     return items as T[];
   };
 
@@ -57,12 +59,12 @@ export const wholeNumber =
 /** Milliseconds for a timeout: at least 1, at most a day. */
 export const milliseconds = wholeNumber(1, 86_400_000, ' (milliseconds)');
 
-export const parseServices = listFrom(SERVICES, 'known services:');
+export const parseServices = listFrom(SERVICES, 'service');
 export const parseTransport = oneOf(['inproc', 'nats'] as const, 'inproc or nats');
 export const parseMode = oneOf(USER_MODES, 'agent or chat');
 export const parseApprovalPolicy = oneOf(APPROVAL_POLICIES, 'never, writes or commands');
-export const parsePhases = listFrom(PHASE_NAMES, 'a comma-separated list of');
-export const parseGates = listFrom(GATES, 'one or both of');
+export const parsePhases = listFrom(PHASE_NAMES, 'phase');
+export const parseGates = listFrom(GATES, 'gate');
 export const parsePort = wholeNumber(0, 65_535, ' (0: any free port)');
 
 /** A revision as written; the service says whether it ends a commit of that run. */

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceName, StagecraftError } from '@stagecraft/contracts';
 import { ShellConfig, checkDependencies, dependencyTargets, startHost, startProbeServer } from '@stagecraft/service-shell';
+import { metricsEndpoint } from '@stagecraft/telemetry';
 import { cliConfig } from '../cli-config';
 import { allServices } from '../services';
 
@@ -40,7 +41,7 @@ export function probePlan(
   return { port: config.healthPort, fallback: !explicit };
 }
 
-/** Runs services in this process until SIGINT or SIGTERM, with `/healthz` and `/readyz` (see `probePlan`). */
+/** Runs services in this process until SIGINT or SIGTERM, with `/healthz`, `/readyz` and `/metrics` (see `probePlan`). */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const config = cliConfig(flags);
   const transport = serveTransport(flags, config.natsUrl);
@@ -90,8 +91,9 @@ async function openProbes(
   readiness: Parameters<typeof startProbeServer>[0]['readiness'],
 ): Promise<Server | null> {
   if (!plan) return null;
+  const metrics = metricsEndpoint();
   try {
-    return await startProbeServer({ port: plan.port, host, readiness });
+    return await startProbeServer({ port: plan.port, host, readiness, metrics });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!plan.fallback || code !== 'EADDRINUSE') {
@@ -100,7 +102,7 @@ async function openProbes(
         `cannot serve probes on ${host}:${plan.port} (STAGECRAFT_HEALTH_PORT): ${(error as Error).message}`,
       );
     }
-    const server = await startProbeServer({ port: 0, host, readiness });
+    const server = await startProbeServer({ port: 0, host, readiness, metrics });
     process.stderr.write(
       `stagecraft: probe port ${plan.port} is in use; probes on port ${(server.address() as AddressInfo).port} instead (set STAGECRAFT_HEALTH_PORT to choose, 0 for none)\n`,
     );

@@ -56,7 +56,7 @@ describe('six services as separate processes over NATS', () => {
   it('the CLI gets a health reply from every service, each from its own process', async () => {
     const { code, stdout, stderr } = await runCli(['health', '--nats-url', nats.url, '--json'], { STAGECRAFT_SUBJECT_PREFIX: prefix });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const rows = JSON.parse(stdout) as { service: string; up: boolean; reply: HealthReply }[];
+    const rows = (JSON.parse(stdout) as { services: { service: string; up: boolean; reply: HealthReply }[] }).services;
     expect(rows.map((r) => [r.service, r.up, r.reply.transport])).toEqual(SERVICE_NAMES.map((s) => [s, true, 'nats']));
     const pids = new Set(rows.map((r) => r.reply.pid));
     expect(pids.size).toBe(6);
@@ -71,7 +71,7 @@ describe('six services as separate processes over NATS', () => {
 
   it('prints a table and exits non-zero when a service is down', async () => {
     const { code, stdout } = await runCli(['health', '--nats-url', nats.url, '--timeout', '500'], { STAGECRAFT_SUBJECT_PREFIX: 'nobody' });
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(stdout).toMatch(/^SERVICE\s+STATUS/);
     expect(stdout.split('\n').filter((l) => l.includes('DOWN (UNAVAILABLE'))).toHaveLength(6);
   });

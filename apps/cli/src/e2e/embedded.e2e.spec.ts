@@ -13,7 +13,8 @@ describe('stagecraft health, embedded', () => {
     const storePath = join(dir, 'events.db');
     const { code, stdout, stderr } = await runCli(['health', '--store', `sqlite:${storePath}`, '--json'], { NATS_URL: '' });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const rows = JSON.parse(stdout) as { service: string; up: boolean; reply: { transport: string; pid: number } }[];
+    const rows = (JSON.parse(stdout) as { services: { service: string; up: boolean; reply: { transport: string; pid: number } }[] })
+      .services;
     expect(rows.map((r) => [r.service, r.up, r.reply.transport])).toEqual(SERVICE_NAMES.map((s) => [s, true, 'inproc']));
     expect(new Set(rows.map((r) => r.reply.pid)).size).toBe(1);
     expect(existsSync(storePath)).toBe(true);
@@ -23,8 +24,8 @@ describe('stagecraft health, embedded', () => {
     const { code, stdout } = await runCli(['health', '--store', 'memory:'], { NATS_URL: '' });
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^SERVICE\s+STATUS\s+TRANSPORT\s+STORE\s+PID\s+LATENCY$/);
-    expect(lines.slice(2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(SERVICE_NAMES.map((s) => [s, 'up']));
+    expect(lines[0]).toMatch(/^SERVICE\s+STATUS\s+TRANSPORT\s+STORE\s+NATS\s+MODEL\s+PID\s+LATENCY$/);
+    expect(lines.slice(2, 2 + SERVICE_NAMES.length).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(SERVICE_NAMES.map((s) => [s, 'up']));
   });
 
   it('rejects a bad store URL with a structured message and a non-zero exit', async () => {

@@ -125,7 +125,7 @@ describe('stagecraft health and /readyz tell the truth about dependencies', () =
   });
 });
 
-describe('stagecraft serve opens its probes and picks its transport from the URL', () => {
+describe('stagecraft serve opens its probes (and /metrics) and picks its transport from the URL', () => {
   let nats: NatsServerHandle;
   let dir: string;
   beforeAll(async () => {
@@ -170,6 +170,9 @@ describe('stagecraft serve opens its probes and picks its transport from the URL
         ['store', true],
         ['nats', true],
       ]);
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('# TYPE');
     } finally {
       child.kill('SIGTERM');
       expect(await exitOf(child)).toBe(0);

@@ -48,8 +48,8 @@ describe('stagecraft serve --transport nats --services …', () => {
     expect(stdout).toContain('stagecraft serving policy, memory on nats');
 
     const { code, stdout: table } = await runCli(['health', '--nats-url', nats.url, '--json', '--timeout', '500']);
-    expect(code).toBe(1);
-    const rows = JSON.parse(table) as { service: string; up: boolean }[];
+    expect(code).toBe(3);
+    const rows = (JSON.parse(table) as { services: { service: string; up: boolean }[] }).services;
     expect(rows.filter((r) => r.up).map((r) => r.service)).toEqual(['policy', 'memory']);
 
     child.kill('SIGTERM');

@@ -69,15 +69,23 @@ export class RunLog {
     // Every event of the commit names the revision it begins at: a fork point must end a commit.
     const commitStart = this.revision === null ? 0 : Number(this.revision) + 1;
     if (!this.guard()) throw new StagecraftError('CONFLICT', `run ${this.runId}: this replica no longer holds the run's lease`);
-    // Which replica wrote the commit, where several may (docs/decisions/0026); readers' schemas drop it.
-    const writer = this.ports.writer === undefined ? {} : { writer: this.ports.writer };
-    const stored = events.map((e) => {
+    // Which replica wrote the commit, where several may (docs/decisions/0026), on the commit's first
+    // event only: the commit is one append, so one writer. Readers' schemas drop it.
+    const writerOf = (i: number) => (this.ports.writer === undefined || i > 0 ? {} : { writer: this.ports.writer });
+    const stored = events.map((e, i) => {
       // The stream names the run; only `RunStarted` names the conversation and the correlation, and only
       // `StageEntered` (in its data) the context: the events after them do not repeat these (docs/decisions/0018).
       const metadata =
         e.type === 'RunStarted'
-          ? { conversationId: start?.conversationId, causationId, commitStart, correlationId: this.correlationId, occurredAt, ...writer }
-          : { causationId, commitStart, occurredAt, ...writer };
+          ? {
+              conversationId: start?.conversationId,
+              causationId,
+              commitStart,
+              correlationId: this.correlationId,
+              occurredAt,
+              ...writerOf(i),
+            }
+          : { causationId, commitStart, occurredAt, ...writerOf(i) };
       return { id: this.ports.newId(), type: e.type, data: validate(e.type, e.data), metadata };
     });
     try {
