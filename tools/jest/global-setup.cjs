@@ -182,19 +182,18 @@ async function probeContainers() {
   return { image: stagecraftImage };
 }
 
-module.exports = async (globalConfig, projectConfig) => {
-  // Every project with container or KurrentDB suites runs this; decide each question once per Jest run.
-  if (projectConfig.displayName?.name === 'containers' || projectConfig.displayName === 'containers') {
-    if (process.env.STAGECRAFT_CONTAINERS_IMAGE || process.env.STAGECRAFT_CONTAINERS_UNAVAILABLE) return;
+// Jest runs one global setup file once per run, however many projects name it: answer both questions.
+module.exports = async () => {
+  if (!process.env.STAGECRAFT_CONTAINERS_IMAGE && !process.env.STAGECRAFT_CONTAINERS_UNAVAILABLE) {
     const containers = await probeContainers();
     if (containers.image) {
       process.env.STAGECRAFT_CONTAINERS_IMAGE = containers.image;
       process.env.STAGECRAFT_NATS_IMAGE = natsImage;
     } else process.env.STAGECRAFT_CONTAINERS_UNAVAILABLE = containers.unavailable;
-    return;
   }
-  if (process.env.STAGECRAFT_KURRENTDB_URL || process.env.STAGECRAFT_KURRENTDB_UNAVAILABLE) return;
-  const kurrentdb = await probeKurrentDb();
-  if (kurrentdb.url) process.env.STAGECRAFT_KURRENTDB_URL = kurrentdb.url;
-  else process.env.STAGECRAFT_KURRENTDB_UNAVAILABLE = kurrentdb.unavailable;
+  if (!process.env.STAGECRAFT_KURRENTDB_URL && !process.env.STAGECRAFT_KURRENTDB_UNAVAILABLE) {
+    const kurrentdb = await probeKurrentDb();
+    if (kurrentdb.url) process.env.STAGECRAFT_KURRENTDB_URL = kurrentdb.url;
+    else process.env.STAGECRAFT_KURRENTDB_UNAVAILABLE = kurrentdb.unavailable;
+  }
 };

@@ -152,7 +152,7 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
     } catch (error) {
       const reply = toErrorReply(error);
       // A bad setting is a usage error (exit 2); anything else kept the services from reaching their store.
-      if (reply.code === 'VALIDATION') throw error;
+      if (reply.code === 'VALIDATION' || reply.code === 'CONFIGURATION') throw error;
       const address = redactAddress(config.store);
       const check = {
         name: 'store',

@@ -135,15 +135,16 @@ describe('telemetry across six service processes', () => {
         OTEL_SERVICE_NAME: name,
       });
     });
-    await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`))).catch((error: Error) => {
+    // A loaded machine (other suites running) can take a while to start six Node processes.
+    await Promise.all(ports.map((port) => waitForHttp(`http://127.0.0.1:${port}/readyz`, 45_000))).catch((error: Error) => {
       throw new Error(`${error.message}
-${services.map((s) => `${s.name}: ${s.output()}`).join('\n')}`);
+${services.map((s) => `${s.name} (probe port ${probePorts.get(s.name)}, exit ${s.child.exitCode}): ${s.output()}`).join('\n')}`);
     });
     // Loaded the way the CLI loads it (lazily), which its module boundaries require.
     const { connectNatsBus, createRequester } = await import('@stagecraft/messaging');
     bus = await connectNatsBus(nats.url, `${prefix}-test`);
     requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await bus?.close();
