@@ -1,4 +1,5 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { subjectLabel } from './subjects';
 
 /** Seconds: model calls and tool calls take long, requests and appends are short. */
 const SHORT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -202,8 +203,10 @@ export function recordToolCall(tool: string, outcome: string, seconds: number): 
 
 export function recordRequest(side: 'client' | 'server', subject: string, outcome: string, seconds: number): void {
   if (!metrics) return;
-  metrics.requests.inc({ side, subject, outcome });
-  metrics.requestDuration.observe({ side, subject, outcome }, seconds);
+  // Contract subjects name no instance; a subject that does (`run.<id>.…`) must not become a label value per run.
+  const labels = { side, subject: subjectLabel(subject), outcome };
+  metrics.requests.inc(labels);
+  metrics.requestDuration.observe(labels, seconds);
 }
 
 export function recordAppend(store: string, events: number, seconds: number): void {

@@ -32,6 +32,7 @@ const tracer = () => api().trace.getTracer('stagecraft');
 
 /** What a span records when its work fails: the error's code (a StagecraftError's) and message. */
 export function recordFailure(span: Span, error: unknown): void {
+  if (!span.isRecording()) return;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   span.setStatus({ code: api().SpanStatusCode.ERROR, message: typeof message === 'string' ? message : String(error) });
   if (typeof code === 'string') span.setAttribute('error.type', code);
