@@ -7,11 +7,11 @@ import type { ErrorReply } from '@stagecraft/contracts';
 export const EXIT = {
   /** The command did what was asked: a run completed `DONE`, a check found nothing. */
   done: 0,
-  /** The answer is no: a run failed or needs work, a check found a difference, a service is down, no such run. */
+  /** The answer is no: a run failed or needs work, a check found a difference, no such run. */
   failed: 1,
   /** Bad usage or configuration: an unknown option, a bad value, a store directory that does not exist. */
   usage: 2,
-  /** A dependency could not be reached: NATS, the event store or the model endpoint. */
+  /** A dependency could not be reached: NATS, the event store or the model endpoint (for `health`: anything down). */
   unreachable: 3,
   /** A run or workflow waits for a person's approval (`stagecraft approve`); it stays in the store. */
   waiting: 4,
@@ -23,9 +23,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  done: the run completed DONE, the check found nothing
-  1  the run failed or needs work; a check found a difference; a service is down; no such run
+  1  the run failed or needs work; a check found a difference; no such run
   2  usage or configuration error (unknown option, bad value, missing store directory)
-  3  a dependency is unreachable: NATS, the event store or the model endpoint
+  3  a dependency is unreachable: NATS, the event store or the model endpoint;
+     for health, a service or a required dependency is down
   4  waiting for approval: answer with \`stagecraft approve <id>\``;
 
 /** An error a command threw: unreachable and timed-out dependencies are 3, a fault of ours 1, the rest bad input. */
