@@ -15,7 +15,7 @@ import {
   waitForHttp,
 } from '@stagecraft/testing';
 import { randomUUID } from 'node:crypto';
-import type { MessageBus, Requester } from '@stagecraft/messaging';
+import { MessageBus, Requester, connectNatsBus, createRequester } from '@stagecraft/messaging';
 import { runToEnd } from './embedded-system';
 
 // The exposition parser has no type declarations.
@@ -140,8 +140,6 @@ describe('telemetry across six service processes', () => {
       throw new Error(`${error.message}
 ${services.map((s) => `${s.name} (probe port ${probePorts.get(s.name)}, exit ${s.child.exitCode}): ${s.output()}`).join('\n')}`);
     });
-    // Loaded the way the CLI loads it (lazily), which its module boundaries require.
-    const { connectNatsBus, createRequester } = await import('@stagecraft/messaging');
     bus = await connectNatsBus(nats.url, `${prefix}-test`);
     requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
   }, 90_000);
