@@ -1,6 +1,7 @@
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
 import { MessageBus, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
+import { stopTracing } from '@stagecraft/telemetry';
 import { ShellConfig } from './config';
 import { composePorts } from './compose-ports';
 import { ServiceDefinition, ShellPorts } from './ports';
@@ -47,6 +48,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
       await running.close();
       await bus.close();
       await store?.close();
+      // Spans are exported in batches: the last ones of a short CLI command would otherwise be lost.
+      await stopTracing().catch(() => undefined);
     },
   };
 }

@@ -126,7 +126,8 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
       services: SERVICE_NAMES.map((service) => ({ service, up: false, latencyMs: 0, error })),
       dependencies: [{ ...dependency, seenBy: ['stagecraft health'] }],
     });
-    process.stderr.write(`stagecraft: ${error}: ${message}\n`);
+    // Connection errors already name the address; say it once.
+    process.stderr.write(`stagecraft: ${message.includes(dependency.address) ? message : `${error}: ${message}`}\n`);
     return EXIT.unreachable;
   };
   const started = performance.now();
