@@ -8,7 +8,7 @@ import { RunFeedEvent, firstSightings } from './publish';
 /** How long run events are kept for a late subscriber unless told otherwise: a day. */
 export const DEFAULT_RUN_EVENTS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** In process, the runs whose events are kept at most (the oldest run is dropped first). */
-const IN_PROCESS_MAX_RUNS = 1_000;
+const IN_PROCESS_MAX_RUNS = 100;
 
 /** The JetStream stream that keeps the run feed of one subject prefix: `STAGECRAFT_RUN_EVENTS` for `stagecraft`. */
 export const runEventsStreamName = (prefix: string): string =>
@@ -19,7 +19,8 @@ const allFeeds = (prefix: string) => withPrefix(prefix, 'run.*.events');
 
 interface Kept {
   at: number;
-  events: RunFeedEvent[];
+  /** The messages as published: parsed only when a late subscriber reads them. */
+  bodies: string[];
 }
 /** In process: what each bus keeps of the feed, by run. */
 const inProcess = new WeakMap<MessageBus, { prefix: string; maxAgeMs: number; runs: Map<string, Kept> }>();
@@ -38,8 +39,8 @@ export async function retainRunEvents(bus: MessageBus, prefix: string, maxAgeMs 
   bus.subscribe(allFeeds(prefix), (m) => {
     const runId = m.subject.slice(0, -'.events'.length).split('.').at(-1) ?? '';
     const now = Date.now();
-    const run = kept.runs.get(runId) ?? { at: now, events: [] };
-    run.events.push(JSON.parse(m.body) as RunFeedEvent);
+    const run = kept.runs.get(runId) ?? { at: now, bodies: [] };
+    run.bodies.push(m.body);
     kept.runs.set(runId, run);
     for (const [id, { at }] of kept.runs) {
       if (kept.runs.size <= IN_PROCESS_MAX_RUNS && now - at <= maxAgeMs) break;
@@ -139,7 +140,10 @@ async function* fromMemory(bus: MessageBus, prefix: string, runId: string): Asyn
     wake?.();
   });
   try {
-    yield* [...(kept.runs.get(runId)?.events ?? [])];
+    for (const body of [...(kept.runs.get(runId)?.bodies ?? [])]) {
+      const event = parse(body);
+      if (event) yield event;
+    }
     for (;;) {
       while (queue.length > 0) yield queue.shift()!;
       await new Promise<void>((resolve) => (wake = resolve));

@@ -74,10 +74,14 @@ export class RunRegistry {
     return active;
   }
 
-  /** One takeover sweep: every unfinished run this replica does not drive is tried; those whose lease is free are driven here. */
+  /**
+   * One takeover sweep: every unfinished run this replica does not drive is tried, and those whose lease
+   * is free are driven here. A run whose failure waits to be recorded is the recovery sweep's.
+   */
   async takeOver(): Promise<void> {
     if (this.closed) return;
-    for (const runId of runsToTake(await this.activeRuns(), new Set(this.running.keys()))) {
+    const here = new Set([...this.running.keys(), ...this.unrecorded.keys()]);
+    for (const runId of runsToTake(await this.activeRuns(), here)) {
       if (this.closed) break;
       await this.resume(runId);
     }
@@ -106,7 +110,7 @@ export class RunRegistry {
     try {
       lease = await HeldLease.take(this.leases, leaseKey('run', runId));
     } catch (error) {
-      // The sweep tries again; the run keeps its place in the log meanwhile.
+      // The takeover sweep (or the next start) tries again; the run keeps its place in the log meanwhile.
       this.ports.logger.warn({ runId, err: toErrorReply(error).message }, 'run lease could not be taken');
       return;
     }
@@ -119,7 +123,7 @@ export class RunRegistry {
       try {
         log = await open();
       } catch (error) {
-        this.ports.logger.error({ runId, err: toErrorReply(error).message }, 'run could not be read; the sweep tries again');
+        this.ports.logger.error({ runId, err: toErrorReply(error).message }, 'run could not be read; it is tried again later');
         return;
       }
       const held = lease;
