@@ -26,7 +26,8 @@ export function spawnApp(name: string, env: Record<string, string>): ServiceProc
     child,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      // A process killed by a signal has no exit code, only a signal code.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       return exited;
@@ -35,7 +36,7 @@ export function spawnApp(name: string, env: Record<string, string>): ServiceProc
 }
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 

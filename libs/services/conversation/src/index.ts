@@ -108,7 +108,7 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    this.registry.close();
+    await this.registry.close();
     await this.workflows?.stop();
     await this.followUp?.stop();
   }

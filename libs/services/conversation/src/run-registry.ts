@@ -34,6 +34,8 @@ export class RunRegistry {
   private readonly leases: LeasePorts;
   private sweeper?: NodeJS.Timeout;
   private closed = false;
+  /** The leases of the runs this replica drives right now. */
+  private readonly held = new Map<string, HeldLease>();
 
   constructor(
     private readonly ports: DriverPorts,
@@ -128,8 +130,10 @@ export class RunRegistry {
       }
       const held = lease;
       log.guardWith(() => held.held);
+      this.held.set(runId, held);
       await driveRun(this.ports, log, knowledge).catch((error: unknown) => this.stopped(log, error));
     } finally {
+      this.held.delete(runId);
       await lease.release();
     }
   }
@@ -173,9 +177,15 @@ export class RunRegistry {
     await Promise.all(this.running.values());
   }
 
-  close(): void {
+  /**
+   * Stops sweeping and hands back the leases of the runs still being driven, so another replica takes
+   * them over at its next sweep instead of after the lease expires. A driver still running here can no
+   * longer append: its guard fails (CONFLICT) at its next commit.
+   */
+  async close(): Promise<void> {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.all([...this.held.values()].map((lease) => lease.release()));
   }
 
   private async stopped(log: RunLog, error: unknown): Promise<void> {
