@@ -10,8 +10,9 @@ const { homedir } = require('node:os');
 const { join } = require('node:path');
 const { spawnSync } = require('node:child_process');
 
-// The name docker-compose.yml runs, so the contract suite tests the engine the deployment uses.
-const kurrentImage = 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
+// The KurrentDB image docker-compose.yml runs (read from it), so the contract suite tests the engine the deployment uses.
+const kurrentImage = require('yaml').parse(require('node:fs').readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'))
+  .services.kurrentdb.image;
 const stagecraftImage = process.env.STAGECRAFT_IMAGE || 'stagecraft:local';
 const natsImage = process.env.STAGECRAFT_NATS_IMAGE || 'localhost/stagecraft-nats:local';
 const buildHint = 'build them with tools/containers/build-images.sh';
