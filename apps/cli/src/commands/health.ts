@@ -121,7 +121,7 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
   const own: DependencyCheck[] = [];
   /** A dependency this command could not reach itself: every service is down behind it. */
   const unreachable = (dependency: DependencyCheck, message: string): number => {
-    const error = `${dependency.name} at ${dependency.address} unreachable`;
+    const error = `${dependency.name === 'nats' ? 'NATS' : dependency.name} at ${dependency.address} unreachable`;
     print({
       services: SERVICE_NAMES.map((service) => ({ service, up: false, latencyMs: 0, error })),
       dependencies: [{ ...dependency, seenBy: ['stagecraft health'] }],
