@@ -1,6 +1,7 @@
 import { delimiter, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SUBJECT_PREFIX, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
+import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
 
 const SubjectPrefix = z.string().regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/, 'dot-separated tokens of letters, digits, "_" or "-"');
 const Port = z.coerce.number().int().min(0).max(65_535);
@@ -24,7 +25,7 @@ export const ShellEnv = z.object({
   STAGECRAFT_STORE: z
     .string()
     .regex(/^(memory:|sqlite:.+|kurrentdb(\+discover)?:\/\/.+|esdb(\+discover)?:\/\/.+)$/, 'memory:, sqlite:PATH or kurrentdb://…')
-    .default('sqlite:.stagecraft/events.db'),
+    .default(DEFAULT_EVENT_STORE_URL),
   STAGECRAFT_SUBJECT_PREFIX: SubjectPrefix.default(DEFAULT_SUBJECT_PREFIX),
   STAGECRAFT_HEALTH_PORT: Port.default(8080),
   /** Loopback unless told otherwise: a probe port is no business of other hosts outside a container. */

@@ -7,8 +7,13 @@ import { DependencyTargets, checkDependencies, dependencyTargets } from './readi
 import { SHELL_CONFIG } from './tokens';
 
 /** One service's health: it answers, and says how each of its dependencies answers right now. */
-export async function healthReply(service: ServiceName, ports: ShellPorts, usesStore: boolean): Promise<HealthReply> {
-  const dependencies = await checkDependencies(healthTargets(service, ports, usesStore));
+export async function healthReply(
+  service: ServiceName,
+  ports: ShellPorts,
+  usesStore: boolean,
+  targets: DependencyTargets = healthTargets(service, ports, usesStore),
+): Promise<HealthReply> {
+  const dependencies = await checkDependencies(targets);
   return {
     service,
     status: healthStatusOf(dependencies),
@@ -22,7 +27,7 @@ export async function healthReply(service: ServiceName, ports: ShellPorts, usesS
 }
 
 /** The addresses come from the environment the composition root passed (flags already applied by the CLI). */
-function healthTargets(service: ServiceName, ports: ShellPorts, usesStore: boolean): DependencyTargets {
+export function healthTargets(service: ServiceName, ports: ShellPorts, usesStore: boolean): DependencyTargets {
   let addresses: { store: string; natsUrl?: string };
   try {
     addresses = loadShellConfig({ ...ports.env });
@@ -44,11 +49,16 @@ function healthTargets(service: ServiceName, ports: ShellPorts, usesStore: boole
 export function healthModule(service: ServiceName, usesStore: boolean): Type<unknown> {
   @Controller()
   class HealthController {
-    constructor(@Inject(SHELL_CONFIG) private readonly ports: ShellPorts) {}
+    /** What to check never changes in a process: worked out once, not on every request. */
+    private readonly targets: DependencyTargets;
+
+    constructor(@Inject(SHELL_CONFIG) private readonly ports: ShellPorts) {
+      this.targets = healthTargets(service, ports, usesStore);
+    }
 
     @Handles(healthSubject(service))
     health(): Promise<HealthReply> {
-      return healthReply(service, this.ports, usesStore);
+      return healthReply(service, this.ports, usesStore, this.targets);
     }
   }
 

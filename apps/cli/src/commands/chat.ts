@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ApprovalDecision, ApprovalPolicy, EventData, QAReport, RunEvent, UserMode } from '@stagecraft/contracts';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
 import { foldRun } from '@stagecraft/run';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
-import pino from 'pino';
+import { createLogger } from '@stagecraft/telemetry';
 import { allServices } from '../services';
 import { describeEvent } from './describe-event';
 import { followLiveText } from './live-text';
@@ -31,9 +32,6 @@ export interface ChatResult {
 }
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
-
-/** The store every command uses when none is named. */
-const DEFAULT_STORE = 'sqlite:.stagecraft/events.db';
 
 type Approval = EventData<'ApprovalRequested'>;
 
@@ -76,7 +74,7 @@ async function askAtTerminal(runId: string, approval: Approval, requester: Reque
 
 /** How to answer a waiting run from another process (the same store, unless a distributed system answers). */
 export function answerHint(runId: string, root: string, config: ShellConfig): string {
-  const store = config.store === DEFAULT_STORE ? '' : ` --store ${config.store}`;
+  const store = config.store === DEFAULT_EVENT_STORE_URL ? '' : ` --store ${config.store}`;
   return `answer with: stagecraft approve ${runId} [--deny --reason TEXT] --root ${root}${store}`;
 }
 
@@ -87,7 +85,7 @@ export async function connectSystem(
   /** `resume`: the embedded system goes on with unfinished runs and workflows (default: it leaves them). */
   options: { resume?: boolean } = {},
 ): Promise<{ bus: MessageBus; requester: Requester; close(): Promise<void> }> {
-  const logger = pino({ level: config.logLevel }, pino.destination(2));
+  const logger = createLogger({ service: 'stagecraft', level: config.logLevel });
   let bus: MessageBus;
   let close: () => Promise<void>;
   if (config.natsUrl) {
