@@ -35,8 +35,18 @@ export function containerSession(suite: string): ContainerSession {
 
   return {
     async start(container) {
-      started++;
-      return container.withLabels({ [LABEL]: id }).start();
+      container.withLabels({ [LABEL]: id });
+      // The runtime now and then fails a start under load ("write child: broken pipe" from runc, as an
+      // HTTP 500): that container stays behind, labelled, for `close`; a fresh one is tried twice more.
+      for (let attempt = 1; ; attempt++) {
+        started++;
+        try {
+          return await container.start();
+        } catch (error) {
+          if (attempt >= 3 || !/HTTP code 5\d\d/.test((error as Error).message)) throw error;
+          process.stderr.write(`${suite}: a container start failed (${(error as Error).message}); trying again\n`);
+        }
+      }
     },
     async network() {
       const network = await new Network().start();
