@@ -33,6 +33,9 @@ if ! answers; then
   mkdir -p "$(dirname "$SOCKET")"
   rm -f "$SOCKET"
   # --time=0: the service never exits for idleness; CI and the suites come and go.
+  # From /: the service outlives the directory it was started in (a CI clone may be deleted), and
+  # conmon fails every container start ("Failed to get working directory") once that is gone.
+  cd /
   setsid nohup podman system service --time=0 "unix://$SOCKET" >>"$LOG" 2>&1 </dev/null &
   echo "$!" >"$(dirname "$SOCKET")/stagecraft-service.pid"
   for _ in $(seq 1 50); do answers && break; sleep 0.2; done
