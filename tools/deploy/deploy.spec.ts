@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseDocument, isMap, isScalar } from 'yaml';
 import { SERVICE_NAMES } from '@stagecraft/contracts';
 import { gatewayConfigFromEnv } from '@stagecraft/model-gateway';
@@ -585,5 +586,155 @@ describe('Dockerfile', () => {
     const ignore = readText('.dockerignore').split('\n');
     expect(ignore).toEqual(expect.arrayContaining(['!apps/', '!libs/', '!prompts/', '**/node_modules', '**/dist']));
     expect(ignore.indexOf('**/node_modules')).toBeGreaterThan(ignore.indexOf('!apps/'));
+  });
+});
+
+describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
+  const confPath = 'deploy/k8s/infra/nats.conf';
+  const conf = readText(confPath);
+  const code = conf.replace(/#.*$/gm, '');
+  const users = [...code.matchAll(/\{\s*user:\s*([\w-]+),\s*password:\s*\$(\w+),\s*permissions:\s*\$(\w+)\s*\}/g)].map((m) => ({
+    user: m[1],
+    variable: m[2],
+    role: m[3],
+  }));
+  /** The text of a role's block `NAME = { … }`, up to its closing brace at the start of a line. */
+  const roleBlock = (role: string) => new RegExp(`^${role} = \\{([\\s\\S]*?)^\\}`, 'm').exec(code)?.[1] ?? '';
+  const passwordVariables = users.map((u) => u.variable);
+
+  it('has one user per service and one for clients, each with a password from the environment and its own permissions', () => {
+    expect(sorted(users.map((u) => u.user))).toEqual(sorted([...APPS, 'clients']));
+    for (const { user, variable, role } of users) {
+      expect([user, variable]).toEqual([user, `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`]);
+      expect([user, roleBlock(role).length > 0]).toEqual([user, true]);
+    }
+  });
+
+  it('lets nobody in anonymously, and nobody subscribe to everything', () => {
+    expect(code).not.toMatch(/no_auth_user/);
+    expect(code).not.toMatch(/password:\s*["']?[^$\s]/);
+    for (const { role } of users) {
+      const block = roleBlock(role);
+      // Without a publish section a user may publish anything; without a subscribe allow-list, subscribe to anything.
+      expect([role, /publish:\s*\{\s*(allow|deny):/.test(block)]).toEqual([role, true]);
+      const subscribe = /subscribe:\s*\{\s*allow:\s*\[([^\]]*)\]/.exec(block)?.[1] ?? '';
+      const patterns = [...subscribe.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+      expect([role, patterns.length > 0]).toEqual([role, true]);
+      // `>` only under the role's own inbox; nothing starts with a wildcard.
+      expect([role, patterns.filter((p) => (p.endsWith('>') && !p.startsWith('_INBOX_')) || /^[*>]/.test(p))]).toEqual([role, []]);
+    }
+    // Each role reads only its own inbox: with one shared `_INBOX` any member could read every reply.
+    for (const { user, role } of users) expect(roleBlock(role)).toContain(`"_INBOX_${user}.>"`);
+  });
+
+  it('keeps the services\u2019 internal subjects from clients', () => {
+    const clients = roleBlock('CLIENTS');
+    for (const subject of ['tool.execute', 'memory.recall', 'memory.retain', 'memory.history.get', 'prompt.assemble', 'policy.decide'])
+      expect([subject, clients.includes(`"stagecraft.${subject}"`)]).toEqual([subject, false]);
+    for (const subject of ['conversation.send', 'approval.answer', 'runs.list', 'workflow.start', 'workflow.get'])
+      expect([subject, clients.includes(`"stagecraft.${subject}"`)]).toEqual([subject, true]);
+  });
+
+  it('is accepted by nats-server with every password set, and refused without them', () => {
+    const test = (env: Record<string, string>) =>
+      spawnSync('nats-server', ['-c', join(repoRoot, confPath), '-t'], { env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8' });
+    const probe = test({});
+    if (probe.error) return; // no nats-server here: the e2e suites, which start it with this file, still check it
+    expect(probe.status).not.toBe(0);
+    expect(`${probe.stderr}${probe.stdout}`).toMatch(/NATS_\w+_PASSWORD/);
+    const all = test(Object.fromEntries(passwordVariables.map((v) => [v, `p${v.length}secret`])));
+    expect([all.status, all.stderr]).toEqual([0, expect.any(String)]);
+  });
+
+  it('is the file docker-compose.yml mounts, with every password from the environment', () => {
+    const services = readCompose('docker-compose.yml')['services'] as Record<string, Manifest>;
+    const nats = services['nats'];
+    const args = nats['command'] as string[];
+    const file = args[args.indexOf('-c') + 1];
+    expect(nats['volumes']).toContain(`./${confPath}:${file}:ro`);
+    expect(sorted(Object.keys(nats['environment']))).toEqual(sorted(passwordVariables));
+    for (const v of passwordVariables) expect(nats['environment'][v]).toMatch(new RegExp(`^\\$\\{${v}:\\?`));
+    for (const app of APPS) {
+      const env = services[app]['environment'] as Record<string, string>;
+      const variable = `NATS_${app.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+      expect([app, env['NATS_USER'], env['NATS_PASSWORD']]).toEqual([app, app, expect.stringMatching(new RegExp(`^\\$\\{${variable}:\\?`))]);
+    }
+  });
+
+  it('is the file the infra component runs, with every password from the Secret stagecraft-nats', () => {
+    const component = readManifests(join(k8sRoot, 'infra/kustomization.yaml'))[0];
+    const generated = (component['configMapGenerator'] as Manifest[]).find((g) => g['name'] === 'nats-config');
+    expect(generated?.['files']).toEqual(['nats.conf']);
+    const set = kustomizationObjects(join(k8sRoot, 'infra')).find((o) => o['kind'] === 'StatefulSet' && o['metadata']['name'] === 'nats') as Manifest;
+    const pod = set['spec']['template']['spec'];
+    const container = pod['containers'][0];
+    const args = container['args'] as string[];
+    const file = args[args.indexOf('-c') + 1];
+    const volume = (pod['volumes'] as Manifest[]).find((v) => v['configMap']?.['name'] === 'nats-config');
+    expect(container['volumeMounts']).toContainEqual({ name: volume?.['name'], mountPath: dirname(file), readOnly: true });
+    expect(file.endsWith('/nats.conf')).toBe(true);
+    const env = Object.fromEntries((container['env'] as Manifest[]).map((e) => [e['name'], e['valueFrom']?.['secretKeyRef']]));
+    for (const { user, variable } of users) expect([variable, env[variable]]).toEqual([variable, { name: 'stagecraft-nats', key: user }]);
+  });
+
+  it.each(APPS)('%s signs in as its own user, its password from the Secret stagecraft-nats', (app) => {
+    const deployment = kustomizationObjects(join(k8sRoot, 'base')).find(
+      (o) => o['kind'] === 'Deployment' && labelsOf(o)['app.kubernetes.io/name'] === app,
+    ) as Manifest;
+    const env = deployment['spec']['template']['spec']['containers'][0]['env'] as Manifest[];
+    expect(env).toContainEqual({ name: 'NATS_USER', value: app });
+    expect(env).toContainEqual({ name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: 'stagecraft-nats', key: app } } });
+  });
+});
+
+describe('the NetworkPolicy of NATS', () => {
+  const objects = kustomizationObjects(join(k8sRoot, 'infra'));
+  const policies = objects.filter((o) => o['kind'] === 'NetworkPolicy');
+  const natsPod = (objects.find((o) => o['kind'] === 'StatefulSet' && o['metadata']['name'] === 'nats') as Manifest)['spec']['template'];
+
+  it('selects the NATS pods and lets in only Stagecraft pods', () => {
+    const policy = policies.find((p) => matches(p['spec']['podSelector']['matchLabels'], natsPod['metadata']['labels']));
+    expect(policy).toBeDefined();
+    expect(policy?.['spec']['policyTypes']).toEqual(['Ingress']);
+    const rules = policy?.['spec']['ingress'] as Manifest[];
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect(rule['from']).toEqual([{ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'stagecraft' } } }]);
+      expect(rule['ports'].map((p: Manifest) => p['port'])).toContain(4222);
+    }
+    // Every service pod carries the label the policy admits.
+    for (const o of kustomizationObjects(join(k8sRoot, 'base')).filter((d) => d['kind'] === 'Deployment')) {
+      expect(o['spec']['template']['metadata']['labels']['app.kubernetes.io/part-of']).toBe('stagecraft');
+    }
+  });
+});
+
+describe('the command sandbox memory limit in the manifests', () => {
+  const HEADROOM_MIB = 256;
+  const mebibytes = (quantity: string): number => {
+    const m = /^(\d+)(Mi|Gi|M|G)$/.exec(quantity);
+    if (!m) throw new Error(`unexpected memory quantity ${quantity}`);
+    const n = Number(m[1]);
+    return m[2].startsWith('G') ? n * 1024 : n;
+  };
+  const configData = readManifests(configFile)[0]['data'] as Record<string, string>;
+
+  it('is not set in the shared ConfigMap, where it would apply to every pod whatever its limit', () => {
+    expect(configData['STAGECRAFT_SANDBOX_MEMORY_MB']).toBeUndefined();
+  });
+
+  it.each(APPS)('%s: a sandbox limit it sets is below its container limit by at least 256 MiB; tool-execution sets one', (app) => {
+    const deployment = kustomizationObjects(join(k8sRoot, 'base')).find(
+      (o) => o['kind'] === 'Deployment' && labelsOf(o)['app.kubernetes.io/name'] === app,
+    ) as Manifest;
+    const container = deployment['spec']['template']['spec']['containers'][0];
+    const set = (container['env'] as Manifest[]).find((e) => e['name'] === 'STAGECRAFT_SANDBOX_MEMORY_MB')?.['value'];
+    const compose = readCompose('docker-compose.yml')['services'][app] as Manifest;
+    const composeSet = compose['environment']['STAGECRAFT_SANDBOX_MEMORY_MB'];
+    if (app === 'tool-execution') expect([set, composeSet]).toEqual([expect.any(String), expect.any(String)]);
+    if (set !== undefined) expect(Number(set) + HEADROOM_MIB).toBeLessThanOrEqual(mebibytes(container['resources']['limits']['memory']));
+    if (composeSet !== undefined)
+      expect(Number(composeSet) + HEADROOM_MIB).toBeLessThanOrEqual(mebibytes(compose['deploy']['resources']['limits']['memory']));
+    if (set !== undefined) expect(() => sandboxOptionsFromEnv({ STAGECRAFT_SANDBOX_MEMORY_MB: set })).not.toThrow();
   });
 });

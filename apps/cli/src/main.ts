@@ -217,10 +217,12 @@ program
 
 program
   .command('mcp')
-  .description('serve Stagecraft as an MCP server: stdio, or Streamable HTTP at /mcp with --http (embedded unless --nats-url)')
+  .description(
+    'serve Stagecraft as an MCP server: stdio, or Streamable HTTP at /mcp with --http, for clients with the bearer token STAGECRAFT_MCP_TOKEN (embedded unless --nats-url)',
+  )
   .option('--http <port>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', parsePort)
-  .option('--host <host>', 'the address --http listens on', '127.0.0.1')
-  .option('--root <dir>', 'the project root of tool calls that name none')
+  .option('--host <host>', 'the address --http listens on; beyond the loopback only with STAGECRAFT_MCP_TOKEN set', '127.0.0.1')
+  .option('--root <dir>', 'the project root of tool calls that name none, and the only one they may name (unless STAGECRAFT_PROJECT_ROOTS)')
   .addOption(
     new Option(
       '--chat-timeout <ms>',

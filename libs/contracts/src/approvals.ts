@@ -28,10 +28,14 @@ export const ApprovalDenied = z.object({ approvalId: Id, reason: z.string().max(
 export const ApprovalDecision = z.enum(['approve', 'deny']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
-/** Answers what a run or a workflow waits for; `approvalId` may be left out when exactly one thing waits. */
+/**
+ * Answers what a run or a workflow waits for. `approvalId` names exactly what is answered (the view's
+ * `pendingApproval.approvalId`): an answer for anything else is refused, so nobody approves a call
+ * they were never shown.
+ */
 export const ApprovalAnswerRequest = z.object({
   id: Id.describe('the run or the workflow that waits'),
-  approvalId: Id.optional(),
+  approvalId: Id.describe('the approval answered: pendingApproval.approvalId of the run or workflow view'),
   decision: ApprovalDecision,
   reason: z.string().max(2_000).optional().describe('told to the model on a denial'),
 });

@@ -23,3 +23,4 @@ export * from './conversation';
 export * from './health';
 export * from './subjects';
 export * from './json-schemas';
+export * from './json-structure';

@@ -20,8 +20,15 @@ export const Memory = z.object({
 });
 export type Memory = z.infer<typeof Memory>;
 
+/**
+ * The project a memory request is about. The memory service derives the scope from it, so a request
+ * names a project, never a bare scope: a deployment that sets the roots it serves
+ * (`STAGECRAFT_PROJECT_ROOTS`) refuses a project outside them.
+ */
+export const MemoryProject = NonBlank.max(4_096).regex(/^\//, 'an absolute path').describe('the project root the memory belongs to');
+
 export const MemoryRetainRequest = z.object({
-  scope: Id,
+  projectRoot: MemoryProject,
   tier: MemoryTier,
   content: NonBlank.max(4_000),
   tags: z.array(z.string().min(1).max(64)).max(16).default([]),
@@ -33,7 +40,7 @@ export const MemoryRetainReply = z.object({ memoryId: Id, retained: z.boolean() 
 export type MemoryRetainReply = z.infer<typeof MemoryRetainReply>;
 
 export const MemoryRecallRequest = z.object({
-  scope: Id,
+  projectRoot: MemoryProject,
   query: NonBlank,
   tier: MemoryTier.optional(),
   limit: z.number().int().min(1).max(50).default(5),
@@ -42,7 +49,7 @@ export type MemoryRecallRequest = z.infer<typeof MemoryRecallRequest>;
 export const MemoryRecallReply = z.object({ memories: z.array(Memory.extend({ score: z.number() })) });
 export type MemoryRecallReply = z.infer<typeof MemoryRecallReply>;
 
-export const MemoryReflectRequest = z.object({ scope: Id, query: NonBlank });
+export const MemoryReflectRequest = z.object({ projectRoot: MemoryProject, query: NonBlank });
 export type MemoryReflectRequest = z.infer<typeof MemoryReflectRequest>;
 export const MemoryReflectReply = z.object({ reflection: z.string(), memoryIds: z.array(Id) });
 export type MemoryReflectReply = z.infer<typeof MemoryReflectReply>;

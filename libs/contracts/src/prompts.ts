@@ -33,12 +33,23 @@ export const PromptContributorDescriptor = z.object({
 });
 export type PromptContributorDescriptor = z.infer<typeof PromptContributorDescriptor>;
 
+/**
+ * Caps on what callers fill, far above what runs send (measured: 15 upstream contexts, a few
+ * instructions): zod checks a length before the items, so an oversized list costs one issue, not one
+ * per item (docs/decisions/0012, 0034).
+ */
+export const PROMPT_REQUEST_LIMITS = { instructions: 64, upstream: 256, completedSteps: 1_000 } as const;
+
 export const PromptAssembleRequest = z.object({
   policy: StagePolicy,
   variables: PromptVariables,
-  instructions: z.array(Instruction).default([]),
+  instructions: z.array(Instruction).max(PROMPT_REQUEST_LIMITS.instructions).default([]),
   agentType: z.string().min(1).default('main'),
-  upstream: z.array(UpstreamContext).optional().describe('what the agents before this one produced (seed 001); absent or empty adds nothing'),
+  upstream: z
+    .array(UpstreamContext)
+    .max(PROMPT_REQUEST_LIMITS.upstream)
+    .optional()
+    .describe('what the agents before this one produced (seed 001); absent or empty adds nothing'),
   previousAttempt: PreviousAttempt.optional().describe('set on a rerun only: the attempt being repeated (seed 001)'),
   recalled: z
     .array(RecalledMemory)
@@ -62,7 +73,11 @@ export type PromptAssembleReply = z.infer<typeof PromptAssembleReply>;
 
 export const WorkflowNextRequest = z.object({
   workflowId: z.string().min(1),
-  completedSteps: z.array(z.string().min(1)).default([]).describe('ids of the steps already done, in any order'),
+  completedSteps: z
+    .array(z.string().min(1))
+    .max(PROMPT_REQUEST_LIMITS.completedSteps)
+    .default([])
+    .describe('ids of the steps already done, in any order'),
 });
 export type WorkflowNextRequest = z.infer<typeof WorkflowNextRequest>;
 

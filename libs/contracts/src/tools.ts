@@ -1,14 +1,23 @@
 import { z } from 'zod';
 import { Id, NonBlank, RunId, Stage, ToolName, UserMode } from './common';
+import { boundedJsonObject } from './json-structure';
 import { DelegationState, NO_DELEGATION } from './policy';
 
 export const ToolCallId = Id;
+
+/**
+ * No tool takes arguments nested more than two levels (`run_command`'s `args` list), yet the field is
+ * free-form until the tool's own schema reads it, and whatever passes here is recorded. These bounds
+ * keep a deep or huge value out of the log (a 10,000-deep one once overflowed the stack).
+ */
+export const TOOL_ARGUMENT_LIMITS = { maxDepth: 16, maxValues: 10_000, maxItems: 5_000 } as const;
+export const ToolArguments = boundedJsonObject(TOOL_ARGUMENT_LIMITS);
 
 export const ToolExecuteRequest = z.object({
   callId: ToolCallId,
   runId: RunId,
   tool: ToolName,
-  arguments: z.record(z.string(), z.unknown()),
+  arguments: ToolArguments,
   stage: Stage,
   userMode: UserMode,
   reasoningEnabled: z.boolean(),

@@ -1,1 +1,2 @@
 export * from './scope';
+export * from './project-roots';

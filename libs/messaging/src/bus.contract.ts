@@ -205,6 +205,29 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
         expect(await createRequester(bus, { prefix, newId }).request('policy.decide', decideRequest)).toEqual(policyReply);
       });
 
+      it('refuses structure over the limits before parsing, on either lane: nothing reaches the handler, the service keeps serving', async () => {
+        const handler = jest.fn(async () => policyReply);
+        serveRequests(peer, { 'policy.decide': handler }, { prefix, queue: 'policy', newId });
+        await peer.flush();
+        const wide = JSON.stringify({ ...decideRequest, delegation: { depth: 0, chain: Array(349_000).fill('') } });
+        const deep = `{"delegation":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+        for (const body of [wide, deep]) {
+          const { ok, error } = envelopeOf((await bus.request('test.policy.decide', body, { timeoutMs: 5000 })).body);
+          expect({ ok, code: ErrorReply.parse(error).code }).toEqual({ ok: false, code: 'LIMIT_EXCEEDED' });
+        }
+        // Through a requester: the value lane in process, the text lane over NATS; the same refusal.
+        let nested: unknown = [];
+        for (let i = 0; i < 1_000; i++) nested = [nested];
+        const client = createRequester(bus, { prefix, newId });
+        await expect(client.request('policy.decide', { ...decideRequest, delegation: nested } as never)).rejects.toMatchObject({
+          code: 'LIMIT_EXCEEDED',
+          // The path to the 65th level, cut as every error path is (16 segments).
+          issues: [{ path: ['delegation', ...Array(14).fill(0), '… 49 more'], message: 'nested more than 64 levels deep' }],
+        });
+        expect(handler).not.toHaveBeenCalled();
+        expect(await client.request('policy.decide', decideRequest)).toEqual(policyReply);
+      });
+
       it('caps any error at the edge: 20 issues, each bounded, the rest counted in omittedIssues and in the message', async () => {
         const longPath = Array.from({ length: 40 }, (_, i) => `segment-${i}-${'p'.repeat(100)}`);
         const issues = Array.from({ length: 9_000 }, (_, i) => ({ path: [...longPath, i], message: 'm'.repeat(5_000), code: 'too_small' }));
@@ -257,7 +280,8 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
           { prefix, queue: 'policy', newId },
         );
         await peer.flush();
-        const keys = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`unexpected-key-${i}`, 1]));
+        // Just under the structure limit of 10,000 members (above it the request is refused before validation).
+        const keys = Object.fromEntries(Array.from({ length: 9_999 }, (_, i) => [`unexpected-key-${i}`, 1]));
         const reply = await bus.request('test.policy.health', JSON.stringify(keys), { timeoutMs: 5000 });
         const { error } = envelopeOf(reply.body);
         expect(error).toMatchObject({ code: 'VALIDATION', issues: [{ code: 'unrecognized_keys' }] });

@@ -27,3 +27,14 @@ export class PayloadTooLargeError extends StagecraftError {
     this.name = 'PayloadTooLargeError';
   }
 }
+
+/**
+ * The server refused this connection's identity the subject (its role's permissions). Unavailable to
+ * this client, as a service nobody serves is: the request never reached one.
+ */
+export class NotPermittedError extends StagecraftError {
+  constructor(subject: string, options?: { cause?: unknown }) {
+    super('UNAVAILABLE', `NATS does not permit this client to publish to ${subject} (its user's permissions)`, [], options);
+    this.name = 'NotPermittedError';
+  }
+}

@@ -5,13 +5,15 @@ import {
   MsgHdrs,
   NatsConnection,
   NoRespondersError as NatsNoResponders,
+  PermissionViolationError,
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
 import { StagecraftError } from '@stagecraft/contracts';
 import { answer, faultReporter } from './answer';
 import { BusMessage, BusOptions, ConnectionEvent, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
-import { NoRespondersError, PayloadTooLargeError, RequestTimeoutError } from './errors';
+import { NoRespondersError, NotPermittedError, PayloadTooLargeError, RequestTimeoutError } from './errors';
+import { NatsTarget, natsConnectOptions, natsTargetFromEnv } from './nats-connect-options';
 import { rememberConnection } from './nats-connection';
 import { refuseOversized, wireBytes } from './wire-size';
 
@@ -57,6 +59,7 @@ function mapRequestError(subject: string, timeoutMs: number, error: unknown): un
   if (cause instanceof NatsNoResponders || (error instanceof RequestError && error.isNoResponders())) {
     return new NoRespondersError(subject, { cause: error });
   }
+  if (cause instanceof PermissionViolationError || error instanceof PermissionViolationError) return new NotPermittedError(subject, { cause: error });
   if (cause instanceof TimeoutError || error instanceof TimeoutError) return new RequestTimeoutError(subject, timeoutMs, { cause: error });
   return error;
 }
@@ -135,21 +138,30 @@ export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'max
   return bus;
 }
 
-export async function connectNatsBus(servers: string, name?: string, options: Omit<BusOptions, 'maxPayload'> = {}): Promise<MessageBus> {
+/**
+ * Connects to `target`: addresses and the identity to use there, or a URL (whose credentials, if any,
+ * are used, since the client itself ignores them). Errors name the address without credentials.
+ */
+export async function connectNatsBus(
+  target: string | NatsTarget,
+  name?: string,
+  options: Omit<BusOptions, 'maxPayload'> = {},
+): Promise<MessageBus> {
+  const resolved = typeof target === 'string' ? natsTargetFromEnv(target, {}) : target;
   // No async traces: the client would build an Error (and its stack) for every request just in case
   // it times out; ours are mapped to RequestTimeoutError / NoRespondersError with the subject anyway.
   const nc = await connect({
-    servers: servers.split(','),
+    ...natsConnectOptions(resolved),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     noAsyncTraces: true,
   }).catch((error: unknown) => {
-    // The client says only "connection refused": name the address it was refused at (credentials left out).
-    const address = servers.replace(/\/\/[^@/,]*@/g, '//');
-    throw new StagecraftError('UNAVAILABLE', `NATS at ${address}: ${error instanceof Error ? error.message : String(error)}`, [], {
+    // The client says only "connection refused": name the address it was refused at.
+    throw new StagecraftError('UNAVAILABLE', `NATS at ${resolved.servers}: ${error instanceof Error ? error.message : String(error)}`, [], {
       cause: error,
     });
   });
   return createNatsBus(nc, { ...options, ownsConnection: true });
 }
+

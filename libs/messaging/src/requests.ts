@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import {
+  ERROR_REPLY_LIMITS,
   ErrorReply,
+  StructureLimits,
   ParsedRequestOf,
   ReplyEnvelope,
   ReplyOf,
@@ -21,6 +24,7 @@ import {
   withSpan,
   withTraceHeaders,
 } from '@stagecraft/telemetry';
+import { DEFAULT_STRUCTURE_LIMITS, checkJsonText, checkValue } from './bounds';
 import { BusSubscription, HEADER, Headers, MessageBus } from './bus';
 import { PayloadTooLargeError } from './errors';
 import { jsonSizeIfOver } from './json-size';
@@ -45,6 +49,8 @@ export interface ServeOptions {
   newId: () => string;
   /** Defaults to the subject's owner, so every replica of a service shares one queue group. */
   queue?: string;
+  /** How much structure a request may have before it is parsed and validated; `DEFAULT_STRUCTURE_LIMITS` unless told. */
+  limits?: StructureLimits;
 }
 
 /** A failed request, as the caller sees it: the remote code, message and issues, unchanged. */
@@ -68,27 +74,52 @@ function parseBody(body: string): unknown {
   }
 }
 
+/** Zod gives one issue per bad element; a reply shows 20 (`ERROR_REPLY_LIMITS`), so only those are copied. */
+function validationFailure(subject: string, error: z.ZodError): StagecraftError {
+  const shown = issuesFromZod(new z.ZodError(error.issues.slice(0, ERROR_REPLY_LIMITS.issues)));
+  const omittedIssues = error.issues.length - shown.length;
+  return new StagecraftError('VALIDATION', `invalid ${subject} request`, shown, { omittedIssues });
+}
+
 /**
- * The validation edge: a request reaches its handler only after its schema accepted it, and a
- * reply leaves only after its own schema did. Anything else becomes `{ code, message, issues }`.
+ * The validation edge: a request reaches its handler only after its structure passed `limits`
+ * (before `JSON.parse`, so a refusal builds nothing) and its schema accepted it, and a reply leaves only
+ * after its own schema did. Anything else becomes `{ code, message, issues }`.
  */
 export async function handleRequest<S extends RequestSubject>(
   subject: S,
   handler: RequestHandler<S>,
   body: string,
   context: RequestContext,
+  limits: StructureLimits = DEFAULT_STRUCTURE_LIMITS,
 ): Promise<ReplyEnvelope<ReplyOf<S>>> {
   let value: unknown;
   try {
+    checkJsonText(body, limits, `${subject} request`);
     value = parseBody(body);
   } catch (error) {
     return fail(error);
   }
-  return handleValue(subject, handler, value, context);
+  return validated(subject, handler, value, context);
 }
 
-/** The same edge for a request that arrives as a value (in-process): the schema's parse is the copy. */
+/** The same edge for a request that arrives as a value (in-process): the same limits, walked; the schema's parse is the copy. */
 export async function handleValue<S extends RequestSubject>(
+  subject: S,
+  handler: RequestHandler<S>,
+  value: unknown,
+  context: RequestContext,
+  limits: StructureLimits = DEFAULT_STRUCTURE_LIMITS,
+): Promise<ReplyEnvelope<ReplyOf<S>>> {
+  try {
+    checkValue(value, limits, `${subject} request`);
+  } catch (error) {
+    return fail(error);
+  }
+  return validated(subject, handler, value, context);
+}
+
+async function validated<S extends RequestSubject>(
   subject: S,
   handler: RequestHandler<S>,
   value: unknown,
@@ -97,7 +128,7 @@ export async function handleValue<S extends RequestSubject>(
   const contract = requestContracts[subject];
   try {
     const parsed = contract.request.safeParse(value);
-    if (!parsed.success) throw new StagecraftError('VALIDATION', `invalid ${subject} request`, issuesFromZod(parsed.error));
+    if (!parsed.success) throw validationFailure(subject, parsed.error);
     const request = parsed.data as ParsedRequestOf<S>;
     const runId = (request as { runId?: unknown }).runId;
     // Log lines written while a request about a run is handled name that run.
@@ -200,12 +231,14 @@ export function serveRequests(bus: MessageBus, handlers: RequestHandlers, option
     const subjectName = withPrefix(options.prefix, subject);
     const remote = bus.respond(subjectName, options.queue ?? requestContracts[subject].owner, async (message) => {
       const context = contextOf(subject, message.headers, options.newId);
-      const envelope = await served(bus, subject, context, message.headers, () => handleRequest(subject, handler, message.body, context));
+      const envelope = await served(bus, subject, context, message.headers, () =>
+        handleRequest(subject, handler, message.body, context, options.limits),
+      );
       return { body: JSON.stringify(envelope), headers: replyHeaders(context) };
     });
     const local = bus.local?.respond(subjectName, async (value, headers) => {
       const context = contextOf(subject, headers, options.newId);
-      const envelope = await served(bus, subject, context, headers, () => handleValue(subject, handler, value, context));
+      const envelope = await served(bus, subject, context, headers, () => handleValue(subject, handler, value, context, options.limits));
       return carriedReply(bus, subjectName, envelope, replyHeaders(context));
     });
     return local ? [remote, local] : [remote];

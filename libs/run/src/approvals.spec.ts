@@ -37,7 +37,11 @@ describe('approvals: which calls wait', () => {
     ['writes', 'apply_patch', true],
     ['writes', 'run_command', true],
     ['writes', 'read_file', false],
-    ['writes', 'memory_retain', false],
+    ['writes', 'memory_retain', true],
+    ['writes', 'memory_reflect', true],
+    ['writes', 'memory_recall', false],
+    ['commands', 'memory_retain', false],
+    ['commands', 'memory_reflect', false],
     ['commands', 'run_command', true],
     ['commands', 'write_file', false],
     ['never', 'run_command', false],
@@ -50,6 +54,10 @@ describe('approvals: which calls wait', () => {
     expect(approvalSummary('write_file', { path: 'NOTES.md', content: 'x'.repeat(5_000) })).toBe('write_file NOTES.md');
     expect(approvalSummary('run_command', { command: 'npm', args: ['test', '--', 'a'] })).toBe('run_command npm test -- a');
     expect(approvalSummary('apply_patch', { patch: '---' })).toBe('apply_patch');
+    expect(approvalSummary('memory_retain', { content: 'We chose\nSQLite', tier: 'architecture', tags: [] })).toBe(
+      'memory_retain We chose SQLite',
+    );
+    expect(approvalSummary('memory_reflect', { query: 'storage' })).toBe('memory_reflect storage');
   });
 });
 
@@ -100,6 +108,16 @@ describe('approvals: the run waits', () => {
       kind: 'await_approval',
       approval: { tool: 'run_command', summary: 'run_command npm test' },
     });
+  });
+
+  it('given approve=writes, when the model retains a memory, then it waits like a write; under commands it does not', () => {
+    const retain = call('memory_retain', { content: 'We chose SQLite for the store', tier: 'architecture' }, 'c1');
+    expect(stepOf(writes.after(reply('Remembering.', [retain])))).toMatchObject({
+      kind: 'await_approval',
+      approval: { approvalId: `${CALL_1}.approval`, tool: 'memory_retain', summary: 'memory_retain We chose SQLite for the store' },
+    });
+    const commands = given().after(startWith({ approve: 'commands' }));
+    expect(stepOf(commands.after(reply('Remembering.', [retain])))).toMatchObject({ kind: 'run_tool' });
   });
 
   it('given no choice, a write runs as before', () => {

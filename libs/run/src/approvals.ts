@@ -10,9 +10,18 @@ const GATED_CLASSES: Record<ApprovalPolicy, readonly string[]> = {
   commands: ['execute'],
 };
 
+/**
+ * Memory operations that change what later runs are told: a retained or merged memory reaches every
+ * later warmup of the project, so for approval they are writes. `memory_recall` only reads.
+ */
+const MEMORY_WRITES: readonly ToolName[] = ['memory_retain', 'memory_reflect'];
+
+/** The class a call counts as when deciding whether it waits for a person. */
+const approvalClassOf = (tool: ToolName): string => (MEMORY_WRITES.includes(tool) ? 'write' : toolClassOf(tool));
+
 /** Whether a call of `tool` waits for a person under the run's `approve` choice (absent: nothing waits). */
 export const isGated = (approve: ApprovalPolicy | undefined, tool: ToolName): boolean =>
-  GATED_CLASSES[approve ?? 'never'].includes(toolClassOf(tool));
+  GATED_CLASSES[approve ?? 'never'].includes(approvalClassOf(tool));
 
 /** Derived from the call id, so a restarted run that asks again asks under the same id. */
 export const approvalIdOf = (callId: string): string => `${callId}.approval`;
@@ -24,7 +33,10 @@ const clip = (text: string, max: number): string => {
 
 /** One line for the person deciding: the tool and what it would touch. */
 export function approvalSummary(tool: ToolName, args: Record<string, unknown>): string {
-  const target = [args['command'], args['path'], args['file']].find((v) => typeof v === 'string' && v.trim() !== '');
+  // A memory to retain is shown by its words, a reflection by its topic: that is what the person lets in.
+  const target = [args['command'], args['path'], args['file'], args['content'], args['query']].find(
+    (v) => typeof v === 'string' && v.trim() !== '',
+  );
   const rest = Array.isArray(args['args']) ? ` ${args['args'].map(String).join(' ')}` : '';
   return target === undefined ? tool : `${tool} ${clip(`${String(target)}${rest}`, 200)}`;
 }

@@ -1,4 +1,4 @@
-import { ReasoningOutcome, ToolCall, ToolName, toolErrorText } from '@stagecraft/contracts';
+import { ReasoningOutcome, ToolArguments, ToolCall, ToolName, toolErrorText } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { deliveryStatement, parseReasoning, stripReasoning } from '@stagecraft/reasoning';
 import { Batch } from './batch';
@@ -29,8 +29,9 @@ function correction(batch: Batch, context: DecideContext, promptId: string, reas
 
 function parseArguments(raw: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(raw || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    // Within the bounds `tool.execute` accepts, or not recorded at all (a deep value would go into the log).
+    const parsed = ToolArguments.safeParse(JSON.parse(raw || '{}'));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }

@@ -5,7 +5,17 @@ const layout: HostLayout = {
   nodeDir: '/home/ci/.cache/node',
   nodeBinDir: '/home/ci/.cache/node/bin',
 };
-const plan = { root: '/work/project', home: '/tmp/sandbox-home', network: false, env: { PATH: '/usr/bin', HOME: '/tmp/sandbox-home' } };
+const plan = {
+  root: '/work/project',
+  home: '/tmp/sandbox-home',
+  network: false,
+  env: { PATH: '/usr/bin', HOME: '/tmp/sandbox-home' },
+  tmpBytes: 64 * 1024 * 1024,
+  readOnly: [
+    { path: '/work/project/.git', fd: 4 },
+    { path: '/work/project/vendor/lib/.git', fd: 5 },
+  ],
+};
 
 /** Each flag with the arguments it takes, so a test can ask "is /usr bound read-only" without caring where. */
 const has = (argv: string[], ...expected: string[]) => argv.some((_, i) => expected.every((e, j) => argv[i + j] === e));
@@ -27,6 +37,22 @@ describe('bwrapArgs', () => {
     expect(has(argv, '--remount-ro', '/')).toBe(true);
     // The root comes after /tmp's tmpfs, or a root under /tmp would be hidden by it.
     expect(argv.indexOf('--bind')).toBeGreaterThan(argv.indexOf('--tmpfs'));
+  });
+
+  it('binds the version-control metadata read-only over the writable root', () => {
+    const root = argv.indexOf('--bind');
+    for (const { path, fd } of plan.readOnly) {
+      expect(has(argv, '--ro-bind-fd', String(fd), path)).toBe(true);
+      expect(argv.indexOf(path)).toBeGreaterThan(root);
+    }
+  });
+
+  it('gives /tmp and /dev/shm a size and leaves no other tmpfs writable', () => {
+    expect(has(argv, '--size', String(64 * 1024 * 1024), '--tmpfs', '/tmp')).toBe(true);
+    expect(has(argv, '--size', String(64 * 1024 * 1024), '--tmpfs', '/dev/shm')).toBe(true);
+    expect(argv.filter((a) => a === '--tmpfs')).toHaveLength(2);
+    expect(has(argv, '--remount-ro', '/dev')).toBe(true);
+    expect(argv.indexOf('/dev/shm')).toBeLessThan(argv.lastIndexOf('--remount-ro'));
   });
 
   it('binds a safe part of /etc: never the accounts, never the TLS private keys', () => {

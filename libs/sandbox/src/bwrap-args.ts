@@ -19,6 +19,20 @@ export interface BwrapPlan {
   home: string;
   network: boolean;
   env: Readonly<Record<string, string>>;
+  /** Size of /tmp and of /dev/shm, each. */
+  tmpBytes: number;
+  /**
+   * Paths inside the root bound read-only over themselves: the version-control metadata the host's
+   * tools execute from (hooks, `core.fsmonitor`). Each comes as a descriptor the sandbox inherits,
+   * opened and checked beforehand, so what is bound is what was checked even if the path changes.
+   */
+  readOnly: readonly PinnedPath[];
+}
+
+/** A path and the descriptor number, in the bwrap process, of the entry opened at it. */
+export interface PinnedPath {
+  path: string;
+  fd: number;
 }
 
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
@@ -76,6 +90,9 @@ export function bwrapArgs(layout: HostLayout, plan: BwrapPlan): string[] {
     ...system,
     ...pairs('--ro-bind-try', plan.network ? [...ETC, ...ETC_NETWORK] : ETC),
     ...(layout.nodeDir === null ? [] : ['--ro-bind', layout.nodeDir, layout.nodeDir]),
+    // A tmpfs lives in memory that RLIMIT_AS does not count, so both writable ones have a size.
+    '--size',
+    String(plan.tmpBytes),
     '--tmpfs',
     '/tmp',
     '--dir',
@@ -83,9 +100,17 @@ export function bwrapArgs(layout: HostLayout, plan: BwrapPlan): string[] {
     '--bind',
     plan.root,
     plan.root,
+    ...plan.readOnly.flatMap(({ path, fd }) => ['--ro-bind-fd', String(fd), path]),
     '--proc',
     '/proc',
     '--dev',
+    '/dev',
+    '--size',
+    String(plan.tmpBytes),
+    '--tmpfs',
+    '/dev/shm',
+    // /dev itself is a tmpfs too: its device nodes work on a read-only mount.
+    '--remount-ro',
     '/dev',
     // The skeleton bwrap built the mounts on turns read-only: a write beyond the root fails, or lands
     // in the private /tmp, which dies with the call.

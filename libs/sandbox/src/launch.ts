@@ -1,4 +1,4 @@
-import { bwrapArgs, HostLayout } from './bwrap-args';
+import { bwrapArgs, HostLayout, PinnedPath } from './bwrap-args';
 import { sandboxEnvironment } from './environment';
 import { prlimitArgs } from './limits';
 import { SandboxOptions } from './options';
@@ -8,6 +8,8 @@ import { CommandRequest, Finished, Launch, supervise } from './supervise';
 /** HOME inside the sandbox: on the private /tmp, so it is writable and gone after the call. */
 export const SANDBOX_HOME = '/tmp/sandbox-home';
 
+const FIRST_PINNED_FD = 4;
+
 /** The host programs the sandbox is built from, found once. */
 export interface Machine {
   bwrap: string;
@@ -15,15 +17,32 @@ export interface Machine {
   layout: HostLayout;
 }
 
-/** bwrap around prlimit around the command; prlimit runs inside, so the limits count the call's own processes. */
-export function sandboxedLaunch(machine: Machine, request: CommandRequest, options: SandboxOptions): Launch {
+/**
+ * bwrap around prlimit around the command; prlimit runs inside, so the limits count the call's own
+ * processes. `readOnly`: entries inside the root to bind read-only, as open descriptors (see vcs-metadata).
+ */
+export function sandboxedLaunch(
+  machine: Machine,
+  request: CommandRequest,
+  options: SandboxOptions,
+  readOnly: readonly PinnedPath[] = [],
+): Launch {
   const env = sandboxEnvironment({
     root: request.root,
     home: SANDBOX_HOME,
     nodeBinDir: machine.layout.nodeBinDir,
     passEnv: options.passEnv,
   });
-  const plan = { root: request.root, home: SANDBOX_HOME, network: options.network, env };
+  // The descriptors reach bwrap as 4, 5, …, after stdin, stdout, stderr and --info-fd.
+  const pinned = readOnly.map(({ path }, i) => ({ path, fd: FIRST_PINNED_FD + i }));
+  const plan = {
+    root: request.root,
+    home: SANDBOX_HOME,
+    network: options.network,
+    env,
+    tmpBytes: options.limits.tmpBytes,
+    readOnly: pinned,
+  };
   // bwrap itself gets the clean environment too: /proc/1/environ inside shows what bwrap started with.
   return {
     file: machine.bwrap,
@@ -38,6 +57,7 @@ export function sandboxedLaunch(machine: Machine, request: CommandRequest, optio
     ],
     env,
     infoFd: true,
+    fds: readOnly.map(({ fd }) => fd),
   };
 }
 

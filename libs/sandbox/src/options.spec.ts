@@ -28,13 +28,16 @@ describe('sandboxOptionsFromEnv', () => {
       STAGECRAFT_SANDBOX_MEMORY_MB: '512',
       STAGECRAFT_SANDBOX_MAX_PROCESSES: '64',
       STAGECRAFT_SANDBOX_MAX_FILE_MB: '10',
+      STAGECRAFT_SANDBOX_TMP_MB: '32',
+      STAGECRAFT_SANDBOX_CONCURRENCY: '2',
       STAGECRAFT_UNSAFE_RUN_COMMAND_WITHOUT_SANDBOX: '1',
     };
     expect(sandboxOptionsFromEnv(env)).toEqual({
       bwrap: '/opt/bin/bwrap',
       network: true,
       passEnv: { NPM_CONFIG_REGISTRY: 'https://registry.example', GOPATH: '/go' },
-      limits: { memoryBytes: 512 * 1024 * 1024, processes: 64, fileSizeBytes: 10 * 1024 * 1024 },
+      limits: { memoryBytes: 512 * 1024 * 1024, processes: 64, fileSizeBytes: 10 * 1024 * 1024, tmpBytes: 32 * 1024 * 1024 },
+      concurrency: 2,
       unsafeWithoutSandbox: true,
     });
   });
@@ -46,6 +49,8 @@ describe('sandboxOptionsFromEnv', () => {
     rejects({ STAGECRAFT_SANDBOX_MEMORY_MB: '2G' }, 'STAGECRAFT_SANDBOX_MEMORY_MB');
     rejects({ STAGECRAFT_SANDBOX_MAX_PROCESSES: '0' }, 'STAGECRAFT_SANDBOX_MAX_PROCESSES');
     rejects({ STAGECRAFT_SANDBOX_MAX_FILE_MB: '-1' }, 'STAGECRAFT_SANDBOX_MAX_FILE_MB');
+    rejects({ STAGECRAFT_SANDBOX_TMP_MB: '0' }, 'STAGECRAFT_SANDBOX_TMP_MB');
+    rejects({ STAGECRAFT_SANDBOX_CONCURRENCY: 'many' }, 'STAGECRAFT_SANDBOX_CONCURRENCY');
     rejects({ STAGECRAFT_SANDBOX_ENV: 'OK_NAME, not-a-name' }, 'STAGECRAFT_SANDBOX_ENV');
   });
 

@@ -8,6 +8,11 @@ export interface SandboxLimits {
   processes: number;
   /** RLIMIT_FSIZE: the largest file a command may write. */
   fileSizeBytes: number;
+  /**
+   * The size of the call's /tmp and, apart, of its /dev/shm: both are tmpfs, held in the host's
+   * memory, and RLIMIT_AS does not count what a process writes there.
+   */
+  tmpBytes: number;
 }
 
 export interface SandboxOptions {
@@ -18,6 +23,8 @@ export interface SandboxOptions {
   /** Variables the operator lets in beyond the built-in allow-list, with their values. */
   passEnv: Readonly<Record<string, string>>;
   limits: SandboxLimits;
+  /** Sandboxes one service process runs at once; further commands queue, within their own timeout. */
+  concurrency: number;
   /** Without a working sandbox, run the command directly instead of refusing it (operator opt-out). */
   unsafeWithoutSandbox: boolean;
 }
@@ -30,7 +37,8 @@ export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = Object.freeze({
   passEnv: Object.freeze({}),
   // 2 GiB left node about 0.7 GiB of heap; a type-check of this repository peaks at 550 MB.
   // Threads count as processes: one node process starts about ten, plus one per core.
-  limits: Object.freeze({ memoryBytes: 4096 * MiB, processes: 1024, fileSizeBytes: 1024 * MiB }),
+  limits: Object.freeze({ memoryBytes: 4096 * MiB, processes: 1024, fileSizeBytes: 1024 * MiB, tmpBytes: 256 * MiB }),
+  concurrency: 4,
   unsafeWithoutSandbox: false,
 });
 
@@ -100,7 +108,9 @@ export function sandboxOptionsFromEnv(env: Env): SandboxOptions {
       memoryBytes: positiveMiB(env, 'STAGECRAFT_SANDBOX_MEMORY_MB', defaults.memoryBytes),
       processes: positiveCount(env, 'STAGECRAFT_SANDBOX_MAX_PROCESSES', defaults.processes),
       fileSizeBytes: positiveMiB(env, 'STAGECRAFT_SANDBOX_MAX_FILE_MB', defaults.fileSizeBytes),
+      tmpBytes: positiveMiB(env, 'STAGECRAFT_SANDBOX_TMP_MB', defaults.tmpBytes),
     },
+    concurrency: positiveCount(env, 'STAGECRAFT_SANDBOX_CONCURRENCY', DEFAULT_SANDBOX_OPTIONS.concurrency),
     unsafeWithoutSandbox: choice(env, UNSAFE_OPT_OUT, { '0': false, '1': true }, false),
   };
 }

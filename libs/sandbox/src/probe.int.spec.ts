@@ -38,7 +38,14 @@ describe('runSandboxed', () => {
         { command: 'ls', args: ['-a'], root, timeoutMs: 10_000, killGraceMs: 500, onOutput: (c) => output.push(c) },
         DEFAULT_SANDBOX_OPTIONS,
       );
-      expect(result).toEqual({ exitCode: 0, signal: null, timedOut: false, sandboxed: true });
+      expect(result).toEqual({
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        sandboxed: true,
+        queuedMs: expect.any(Number),
+        quarantined: [],
+      });
       expect(Buffer.concat(output).toString()).toBe('.\n..\n');
       const mine =
         status.cgroupParent === null

@@ -17,6 +17,8 @@ export interface CommandRequest {
   onOutput(chunk: Buffer): void;
   /** The host pid of the process started (bwrap's, when sandboxed). */
   onStart?(pid: number): void;
+  /** Fires when the caller gives up: a queued call leaves the queue, a running one is killed. */
+  cancel?: AbortSignal;
 }
 
 export interface Finished {
@@ -32,6 +34,8 @@ export interface Launch {
   env: Record<string, string>;
   /** bwrap writes `{"child-pid": N}` to fd 3 (`--info-fd 3`): the host pid of the namespace's init. */
   infoFd?: boolean;
+  /** Open descriptors the process inherits as 4, 5, …: the version-control metadata to bind read-only. */
+  fds?: readonly number[];
 }
 
 /** The whole process group: bwrap and, without a sandbox, a test runner's workers or a script's children. */
@@ -78,7 +82,7 @@ export async function supervise(launch: Launch, request: CommandRequest): Promis
     env: launch.env,
     shell: false,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore', ...(launch.fds ?? [])],
   });
   const info = childPid(launch.infoFd ? (child.stdio[3] as Readable) : null);
   const finished = await watch(child, request);
@@ -91,10 +95,12 @@ function watch(child: ChildProcess, request: CommandRequest): Promise<Finished> 
     let timedOut = false;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    const cancelled = () => killGroup(child, 'SIGKILL');
     const settle = (finished: Finished) => {
       if (settled) return;
       settled = true;
       timers.forEach(clearTimeout);
+      request.cancel?.removeEventListener('abort', cancelled);
       killGroup(child, 'SIGKILL');
       resolve(finished);
     };
@@ -105,6 +111,7 @@ function watch(child: ChildProcess, request: CommandRequest): Promise<Finished> 
         timers.push(setTimeout(() => killGroup(child, 'SIGKILL'), request.killGraceMs));
       }, request.timeoutMs),
     );
+    request.cancel?.addEventListener('abort', cancelled, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => request.onOutput(chunk));
     child.stderr?.on('data', (chunk: Buffer) => request.onOutput(chunk));
     child.on('spawn', () => request.onStart?.(child.pid as number));

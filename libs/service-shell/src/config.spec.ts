@@ -4,6 +4,7 @@ describe('loadShellConfig', () => {
   it('applies defaults', () => {
     expect(loadShellConfig({})).toEqual({
       natsUrl: undefined,
+      natsAuth: {},
       store: 'sqlite:.stagecraft/events.db',
       prefix: 'stagecraft',
       healthPort: 8080,

@@ -2,6 +2,7 @@ import { delimiter, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SUBJECT_PREFIX, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
 import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
+import { NatsAuth, natsTargetFromEnv } from '@stagecraft/messaging';
 
 const SubjectPrefix = z.string().regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/, 'dot-separated tokens of letters, digits, "_" or "-"');
 const Port = z.coerce.number().int().min(0).max(65_535);
@@ -43,7 +44,10 @@ export const ShellEnv = z.object({
 export type ShellEnv = z.infer<typeof ShellEnv>;
 
 export interface ShellConfig {
+  /** NATS_URL without credentials: safe to print. */
   natsUrl?: string;
+  /** Who this process is on NATS (NATS_URL's credentials, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED, NATS_TLS_*). */
+  natsAuth: NatsAuth;
   store: string;
   prefix: string;
   healthPort: number;
@@ -65,8 +69,11 @@ export function loadShellConfig(env: Record<string, string | undefined>): ShellC
     throw new StagecraftError('VALIDATION', `invalid configuration: ${detail}`, issues);
   }
   const e = parsed.data;
+  // Read here, at start-up: a creds or key file that cannot be read stops the process now, naming its variable.
+  const nats = e.NATS_URL === undefined ? undefined : natsTargetFromEnv(e.NATS_URL, present);
   return {
-    natsUrl: e.NATS_URL,
+    natsUrl: nats?.servers,
+    natsAuth: nats?.auth ?? {},
     store: e.STAGECRAFT_STORE,
     prefix: e.STAGECRAFT_SUBJECT_PREFIX,
     healthPort: e.STAGECRAFT_HEALTH_PORT,

@@ -1,6 +1,6 @@
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
-import { MessageBus, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
+import { MessageBus, NatsAuth, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
 import { stopTracing } from '@stagecraft/telemetry';
 import { ShellConfig } from './config';
 import { composePorts } from './compose-ports';
@@ -12,6 +12,8 @@ export interface HostOptions {
   only?: ServiceName[];
   transport: 'inproc' | 'nats';
   natsUrl?: string;
+  /** Who the host is on NATS (see ShellConfig.natsAuth). */
+  natsAuth?: NatsAuth;
   store: string;
   config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>;
   /** What the services may read from the environment; none unless the caller passes it. */
@@ -34,7 +36,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (definitions.some((d) => d.touchesProjects) && !options.config.projectRoots?.length) {
       throw new Error('invalid configuration: STAGECRAFT_PROJECT_ROOTS: required to serve conversation or tool-execution over NATS');
     }
-    bus = await connectNatsBus(options.natsUrl, 'stagecraft-host');
+    bus = await connectNatsBus({ servers: options.natsUrl, auth: options.natsAuth }, 'stagecraft-host');
   } else {
     bus = createInprocBus();
   }

@@ -27,7 +27,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const bus = await connectNatsBus(config.natsUrl, `stagecraft-${definition.name}`);
+  const bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, `stagecraft-${definition.name}`);
   const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
   const ports = composePorts(bus, store, config, env, definition.name);
   const running = await startServices([definition], ports);

@@ -8,6 +8,8 @@ export interface NatsServerHandle {
   url: string;
   port: number;
   pid: number;
+  /** What the server logged (the last 256 KiB): refused connections and permission violations among it. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -44,17 +46,29 @@ function waitForReady(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
+export interface NatsServerOptions {
+  binary?: string;
+  port?: number;
+  /** A configuration file (users, permissions, TLS); its address, store and monitoring port are replaced. */
+  config?: string;
+  /** More environment for the server: the variables a configuration file reads (`$NAME`). */
+  env?: Record<string, string>;
+}
+
 /**
  * Starts a real nats-server (JetStream on) on a free loopback port with its own storage
  * directory. Fails loudly, naming the fix, when the binary is missing.
  */
-export async function startNatsServer(options: { binary?: string; port?: number } = {}): Promise<NatsServerHandle> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
   // A given port starts the server again where its clients expect it (a restart under load).
   const port = options.port ?? (await freePort());
   const storeDir = mkdtempSync(join(tmpdir(), 'stagecraft-nats-'));
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+  // The flags win over the file: this address, this store, and a monitoring port of its own (-1: any free one).
+  const config = options.config ? ['-c', options.config, '-m', '-1'] : [];
+  const child = spawn(binary, [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: options.env ? { ...process.env, ...options.env } : process.env,
   });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
@@ -62,11 +76,13 @@ export async function startNatsServer(options: { binary?: string; port?: number 
   });
   await spawned;
   await waitForReady(child, 10_000);
-  child.stderr?.resume();
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-256 * 1024)));
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
     pid: child.pid ?? -1,
+    log: () => log,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

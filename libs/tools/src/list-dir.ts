@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
+import { withHandle } from './sandbox/pinned';
 import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
 import { WalkEntry, walk } from './walk';
 
@@ -17,30 +17,32 @@ const suffix: Record<WalkEntry['kind'], string> = { directory: '/', symlink: '@'
 export async function listDirTool(args: ListDirArgs, context: ToolContext): Promise<ToolOutcome> {
   const absolute = await resolveInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
-  const info = statSync(absolute, { throwIfNoEntry: false });
-  if (!info)
-    throw new ToolFailureError({
-      kind: 'NOT_FOUND',
-      problem: `'${shown}' does not exist`,
-      retry: "list the parent directory (or '.') to find the right name",
-    });
-  if (!info.isDirectory())
-    throw new ToolFailureError({
-      kind: 'NOT_A_DIRECTORY',
-      problem: `'${shown}' is a file`,
-      retry: `use read_file on '${shown}', or list_dir its directory`,
-    });
-  const lines: string[] = [];
-  for await (const entry of walk(absolute, args.depth)) {
-    if (lines.length === LIMITS.listDirEntries) {
-      context.progress(`listed ${lines.length} entries of ${shown} (limit reached)`);
-      return succeeded(
-        `${lines.join('\n')}\n[truncated after ${lines.length} entries; retry list_dir with a smaller depth or on a subdirectory]`,
-        true,
-      );
+  // The directory is held open while it is listed: what was checked is what is listed.
+  return withHandle(context.root, absolute, shown, (found) => {
+    if (!found)
+      throw new ToolFailureError({
+        kind: 'NOT_FOUND',
+        problem: `'${shown}' does not exist`,
+        retry: "list the parent directory (or '.') to find the right name",
+      });
+    if (!found.info.isDirectory())
+      throw new ToolFailureError({
+        kind: 'NOT_A_DIRECTORY',
+        problem: `'${shown}' is a file`,
+        retry: `use read_file on '${shown}', or list_dir its directory`,
+      });
+    const lines: string[] = [];
+    for (const entry of walk(found.fd, args.depth)) {
+      if (lines.length === LIMITS.listDirEntries) {
+        context.progress(`listed ${lines.length} entries of ${shown} (limit reached)`);
+        return succeeded(
+          `${lines.join('\n')}\n[truncated after ${lines.length} entries; retry list_dir with a smaller depth or on a subdirectory]`,
+          true,
+        );
+      }
+      lines.push(entry.relative + suffix[entry.kind]);
     }
-    lines.push(entry.relative + suffix[entry.kind]);
-  }
-  context.progress(`listed ${lines.length} entries of ${shown}`);
-  return succeeded(lines.length > 0 ? lines.join('\n') : `[${shown} is empty]`);
+    context.progress(`listed ${lines.length} entries of ${shown}`);
+    return succeeded(lines.length > 0 ? lines.join('\n') : `[${shown} is empty]`);
+  });
 }

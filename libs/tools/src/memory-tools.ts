@@ -66,7 +66,7 @@ export async function memoryRetainTool(args: z.output<typeof MemoryRetainArgs>, 
   const reply = await memory.retain(args);
   return succeeded(
     reply.retained
-      ? `Retained memory ${reply.memoryId} (${args.tier}) in scope ${memory.scope}.`
+      ? `Retained memory ${reply.memoryId} (${args.tier}) in scope ${memory.scope}. It is recalled in later runs once this run ends DONE.`
       : `Memory ${reply.memoryId} was already retained in scope ${memory.scope}.`,
   );
 }

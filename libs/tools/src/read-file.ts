@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
+import { readHeld, withHandle } from './sandbox/pinned';
 import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
 import { byteLength, looksBinary, splitLines, takeBytes } from './text';
 
@@ -17,6 +17,53 @@ export const ReadFileArgs = z
   });
 export type ReadFileArgs = z.infer<typeof ReadFileArgs>;
 
+const notFound = (shown: string) =>
+  new ToolFailureError({
+    kind: 'NOT_FOUND',
+    problem: `'${shown}' does not exist`,
+    retry: 'find the right path with list_dir or search_code, then retry with it',
+  });
+
+/**
+ * The text of the regular file at `absolute` (a real path inside the root), or null when nothing is
+ * there; anything else is the failure that says what to use instead. Read through a handle of the file
+ * itself, so what was checked is what is read.
+ */
+export function readTextInsideRoot(root: string, absolute: string, shown: string, tool: string): string | null {
+  return withHandle(root, absolute, shown, (found) => {
+    if (!found) return null;
+    const { fd, info } = found;
+    if (info.isDirectory())
+      throw new ToolFailureError({
+        kind: 'NOT_A_FILE',
+        problem: `'${shown}' is a directory`,
+        retry: `use list_dir on '${shown}' to see its files, then ${tool} one of them`,
+      });
+    if (!info.isFile())
+      throw new ToolFailureError({
+        kind: 'NOT_A_FILE',
+        problem: `'${shown}' is not a regular file`,
+        retry: 'retry with the path of a regular file',
+      });
+    if (info.size > LIMITS.readFileMaxSize) {
+      throw new ToolFailureError({
+        kind: 'TOO_LARGE',
+        problem: `'${shown}' is ${info.size} bytes, over the ${LIMITS.readFileMaxSize}-byte limit`,
+        retry: 'use search_code to find the part you need',
+      });
+    }
+    // At most readFileMaxSize bytes: reading synchronously is cheaper than a thread-pool round trip.
+    const bytes = readHeld(fd, LIMITS.readFileMaxSize);
+    if (looksBinary(bytes))
+      throw new ToolFailureError({
+        kind: 'BINARY_FILE',
+        problem: `'${shown}' is a binary file`,
+        retry: 'read a text file instead; binary content cannot be shown',
+      });
+    return bytes.toString('utf8');
+  });
+}
+
 /** A regular text file inside the root, or the failure that says what to use instead. */
 export async function openTextFile(
   context: ToolContext,
@@ -25,41 +72,9 @@ export async function openTextFile(
 ): Promise<{ absolute: string; shown: string; text: string }> {
   const absolute = await resolveInsideRoot(context.root, path);
   const shown = displayPath(context.root, absolute);
-  const info = statSync(absolute, { throwIfNoEntry: false });
-  if (!info)
-    throw new ToolFailureError({
-      kind: 'NOT_FOUND',
-      problem: `'${shown}' does not exist`,
-      retry: 'find the right path with list_dir or search_code, then retry with it',
-    });
-  if (info.isDirectory())
-    throw new ToolFailureError({
-      kind: 'NOT_A_FILE',
-      problem: `'${shown}' is a directory`,
-      retry: `use list_dir on '${shown}' to see its files, then ${tool} one of them`,
-    });
-  if (!info.isFile())
-    throw new ToolFailureError({
-      kind: 'NOT_A_FILE',
-      problem: `'${shown}' is not a regular file`,
-      retry: 'retry with the path of a regular file',
-    });
-  if (info.size > LIMITS.readFileMaxSize) {
-    throw new ToolFailureError({
-      kind: 'TOO_LARGE',
-      problem: `'${shown}' is ${info.size} bytes, over the ${LIMITS.readFileMaxSize}-byte limit`,
-      retry: 'use search_code to find the part you need',
-    });
-  }
-  // At most readFileMaxSize bytes: reading synchronously is cheaper than a thread-pool round trip.
-  const bytes = readFileSync(absolute);
-  if (looksBinary(bytes))
-    throw new ToolFailureError({
-      kind: 'BINARY_FILE',
-      problem: `'${shown}' is a binary file`,
-      retry: 'read a text file instead; binary content cannot be shown',
-    });
-  return { absolute, shown, text: bytes.toString('utf8') };
+  const text = readTextInsideRoot(context.root, absolute, shown, tool);
+  if (text === null) throw notFound(shown);
+  return { absolute, shown, text };
 }
 
 export async function readFileTool(args: ReadFileArgs, context: ToolContext): Promise<ToolOutcome> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolContext } from './context';
 import { executeTool } from './registry';
+import { searchCodeTool, SEARCH_BUDGET } from './search-code';
 
 let root: string;
 let outside: string;
@@ -92,5 +93,61 @@ describe('search_code', () => {
     expect((await executeTool('search_code', { query: 'x', path: 'missing' }, context)).output).toContain('tool_error: NOT_FOUND');
     expect((await executeTool('search_code', { query: 'alpha', path: 'linked' }, context)).output).toContain('tool_error: FORBIDDEN_PATH');
     expect((await executeTool('search_code', { query: '' }, context)).output).toContain('tool_error: INVALID_ARGUMENTS');
+  });
+
+  it('runs patterns that backtrack exponentially elsewhere in linear time, with results', async () => {
+    // With the built-in engine each of these takes seconds to years on one such line.
+    writeFileSync(join(root, 'src', 'long.txt'), `${'a'.repeat(5_000)}!\n${'a'.repeat(5_000)}\n${'x'.repeat(5_000)}\n`);
+    const search = (query: string) => executeTool('search_code', { query, regex: true, path: 'src/long.txt' }, context);
+    const aLine = `src/long.txt:2: ${'a'.repeat(300)}`;
+    expect((await search('(a+)+$')).output).toBe(aLine);
+    expect((await search('(a|aa)+$')).output).toBe(aLine);
+    expect((await search('^(a|a?)+$')).output).toBe(aLine);
+    expect((await search('(.*a){25}$')).output).toBe(aLine);
+    expect((await search('^(\\w+\\s?)*$')).output).toBe(`${aLine}\nsrc/long.txt:3: ${'x'.repeat(300)}`);
+    expect((await search('(x+x+)+y')).output).toMatch(/^no matches/);
+  });
+
+  it('keeps the event loop turning while it searches', async () => {
+    const lines = `${Array.from({ length: 20_000 }, (_, i) => `${'a'.repeat(99)}${i % 2 ? '!' : ''}`).join('\n')}\n`;
+    for (const name of ['1', '2', '3', '4']) writeFileSync(join(root, 'src', `big${name}.txt`), lines);
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 1);
+    const result = await executeTool('search_code', { query: '(a+)+b$', regex: true, path: 'src' }, context).finally(() =>
+      clearInterval(timer),
+    );
+    expect(result.output).toMatch(/^no matches .* \(6 files searched\)$/);
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('names what RE2 syntax leaves out when a pattern uses it', async () => {
+    const search = async (query: string) => (await executeTool('search_code', { query, regex: true }, context)).output;
+    expect(await search('(a)\\1')).toMatch(/^tool_error: INVALID_PATTERN\nproblem: '\(a\)\\1' uses a backreference/);
+    expect(await search('alpha(?=\\()')).toMatch(/uses a lookahead/);
+    expect(await search('(?<!const )beta')).toMatch(/uses a lookbehind/);
+    expect(await search('(?>a+)b')).toMatch(/uses an atomic group/);
+    expect(await search('(?<!x)')).toContain('retry with regex=false');
+    expect(await search('(?i)ALPHA\\(\\)')).toBe('src/a.ts:1: export function alpha() {}\nsrc/a.ts:2: const beta = alpha();');
+  });
+
+  it('says when a search was cut short by its budget, and what it found until then', async () => {
+    for (const name of ['c1', 'c2', 'c3']) writeFileSync(join(root, 'src', `${name}.ts`), 'alpha();\n');
+    const small = await searchCodeTool({ query: 'alpha', path: 'src', regex: false, maxResults: 100 }, context, {
+      ...SEARCH_BUDGET,
+      bytes: 60,
+    });
+    expect(small).toEqual({
+      ok: true,
+      truncated: true,
+      output:
+        'src/a.ts:1: export function alpha() {}\nsrc/a.ts:2: const beta = alpha();\n' +
+        '[search cut short after 1 of 6 files (read budget of 60 bytes spent): the rest was not searched; narrow the path or the query]',
+    });
+    writeFileSync(join(root, 'src', 'big.txt'), `${'b\n'.repeat(1_000_000)}`);
+    const slow = await searchCodeTool({ query: '(a+)+$', path: 'src/big.txt', regex: true, maxResults: 100 }, context, {
+      ...SEARCH_BUDGET,
+      ms: 0,
+    });
+    expect(slow.output).toMatch(/^no matches .*\n\[search cut short after 1 of 1 files \(time budget of 0 ms spent in src\/big.txt\)/);
   });
 });

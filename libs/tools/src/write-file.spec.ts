@@ -65,6 +65,44 @@ describe('write_file', () => {
     expect(existsSync(join(root, '..', 'escape.txt'))).toBe(false);
   });
 
+  it('treats .git, .hg and .svn as read-only at any depth and in any case, through a symlink too', async () => {
+    mkdirSync(join(root, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    mkdirSync(join(root, 'vendor', 'lib'), { recursive: true });
+    writeFileSync(join(root, 'vendor', 'lib', '.git'), 'gitdir: ../../.git/modules/lib\n');
+    symlinkSync(join(root, '.git'), join(root, 'meta'));
+    const before = readFileSync(join(root, '.git', 'config'), 'utf8');
+    const refused = [
+      '.git/config',
+      '.git/hooks/post-checkout',
+      '.GIT/config',
+      'vendor/lib/.git',
+      'vendor/lib/.git/hooks/pre-commit',
+      'vendor/.Hg/hgrc',
+      '.svn/entries',
+      'meta/config',
+      'meta/hooks/post-merge',
+      'src/../.git/config',
+    ];
+    for (const path of refused) {
+      const result = await executeTool('write_file', { path, content: '[core]\n\tfsmonitor = /tmp/run-me\n' }, context);
+      expect({ path, output: result.output }).toEqual({ path, output: expect.stringContaining('tool_error: FORBIDDEN_PATH') });
+      expect(result.output).toContain('version-control metadata');
+    }
+    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe(before);
+    expect(readdirSync(join(root, '.git', 'hooks'))).toEqual([]);
+    expect(readFileSync(join(root, 'vendor', 'lib', '.git'), 'utf8')).toBe('gitdir: ../../.git/modules/lib\n');
+    expect(existsSync(join(root, '.GIT'))).toBe(false);
+    expect(existsSync(join(root, 'vendor', '.Hg'))).toBe(false);
+    expect(existsSync(join(root, '.svn'))).toBe(false);
+    // Names that only look alike are ordinary files.
+    for (const path of ['.gitignore', '.github/workflows/ci.yml', 'docs/.git-notes', 'a.git']) {
+      expect((await executeTool('write_file', { path, content: 'x' }, context)).ok).toBe(true);
+    }
+    // Reading the metadata stays allowed.
+    expect(await executeTool('read_file', { path: '.git/config' }, context)).toEqual({ ok: true, truncated: false, output: before });
+  });
+
   it('requires content', async () => {
     expect((await executeTool('write_file', { path: 'a.txt' }, context)).output).toContain('write_file {path: string, content: string}');
   });

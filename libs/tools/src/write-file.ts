@@ -1,9 +1,9 @@
-import { statSync } from 'node:fs';
+import { Stats } from 'node:fs';
 import { z } from 'zod';
 import { ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
-import { writeFileAtomic } from './atomic-write';
-import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
+import { writeInsideRoot } from './sandbox/pinned';
+import { displayPath, resolveWritableInsideRoot } from './sandbox/resolve-inside-root';
 import { byteLength } from './text';
 
 export const WriteFileArgs = z.strictObject({
@@ -13,17 +13,18 @@ export const WriteFileArgs = z.strictObject({
 export type WriteFileArgs = z.infer<typeof WriteFileArgs>;
 
 export async function writeFileTool(args: WriteFileArgs, context: ToolContext): Promise<ToolOutcome> {
-  const absolute = await resolveInsideRoot(context.root, args.path);
+  const absolute = await resolveWritableInsideRoot(context.root, args.path);
   const shown = displayPath(context.root, absolute);
-  const existing = statSync(absolute, { throwIfNoEntry: false });
-  if (existing && !existing.isFile()) {
-    throw new ToolFailureError({
-      kind: 'NOT_A_FILE',
-      problem: `'${shown}' exists and is not a regular file`,
-      retry: 'choose a file path; write_file never replaces a directory',
-    });
-  }
-  await writeFileAtomic(absolute, args.content);
+  const check = (existing: Stats | undefined) => {
+    if (existing && !existing.isFile()) {
+      throw new ToolFailureError({
+        kind: 'NOT_A_FILE',
+        problem: `'${shown}' exists and is not a regular file`,
+        retry: 'choose a file path; write_file never replaces a directory',
+      });
+    }
+  };
+  const replaced = writeInsideRoot(context.root, absolute, shown, args.content, { check });
   context.progress(`wrote ${shown}`);
-  return succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${existing ? 'replaced' : 'created'})`);
+  return succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${replaced ? 'replaced' : 'created'})`);
 }

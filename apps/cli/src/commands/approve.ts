@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ApprovalAnswerReply } from '@stagecraft/contracts';
+import { ApprovalAnswerReply, StagecraftError } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT } from '../exit-codes';
 import { ChatResult, RunEnd, answerHint, approvalHandling, connectSystem, followRun } from './chat';
@@ -12,6 +12,15 @@ export interface ApproveFlags {
   root?: string;
   json?: boolean;
   timeout: number;
+}
+
+/**
+ * The approval the person was shown: the answer names it, so it cannot land on another one. Nothing
+ * waiting is the conflict the service would answer.
+ */
+function awaited(id: string, pending: { approvalId: string } | null): string {
+  if (!pending) throw new StagecraftError('CONFLICT', `${id} waits for no approval`);
+  return pending.approvalId;
 }
 
 /**
@@ -30,7 +39,12 @@ export async function approve(id: string, flags: ApproveFlags, config: ShellConf
     if (workflow !== null) {
       if (!flags.json && workflow.pendingApproval)
         process.stdout.write(`stagecraft: ${flags.deny ? 'denying' : 'approving'} ${workflow.pendingApproval.summary}\n`);
-      await system.requester.request('approval.answer', { id, decision: flags.deny ? 'deny' : 'approve', reason: flags.reason });
+      await system.requester.request('approval.answer', {
+        id,
+        approvalId: awaited(id, workflow.pendingApproval),
+        decision: flags.deny ? 'deny' : 'approve',
+        reason: flags.reason,
+      });
       const exit = await followWorkflow(system.requester, id, flags, Boolean(config.natsUrl), root ?? '<root>');
       // A workflow that stopped again waits for its next gate: report that one, as it is stored.
       const after = exit === EXIT.waiting ? await system.requester.request('workflow.get', { workflowId: id }) : null;
@@ -56,7 +70,12 @@ export async function approve(id: string, flags: ApproveFlags, config: ShellConf
       id,
       { json: flags.json, timeout: flags.timeout, approvals: approvalHandling(config, system.requester) },
       async (): Promise<ApprovalAnswerReply & { conversationId: string }> => ({
-        ...(await system.requester.request('approval.answer', { id, decision, reason: flags.reason })),
+        ...(await system.requester.request('approval.answer', {
+          id,
+          approvalId: awaited(id, run.pendingApproval),
+          decision,
+          reason: flags.reason,
+        })),
         conversationId: run.conversationId,
       }),
     );

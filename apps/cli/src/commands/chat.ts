@@ -89,7 +89,7 @@ export async function connectSystem(
   let bus: MessageBus;
   let close: () => Promise<void>;
   if (config.natsUrl) {
-    bus = await connectNatsBus(config.natsUrl, 'stagecraft-cli');
+    bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, 'stagecraft-cli');
     close = () => bus.close();
     if (!json) write(`stagecraft: using the distributed system at ${config.natsUrl}`);
   } else {

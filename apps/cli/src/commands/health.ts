@@ -134,7 +134,7 @@ export async function healthCommand(flags: HealthFlags): Promise<number> {
   if (config.natsUrl) {
     const address = redactAddress(config.natsUrl);
     try {
-      bus = await connectNatsBus(config.natsUrl, 'stagecraft-health');
+      bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, 'stagecraft-health');
     } catch (error) {
       const { message } = toErrorReply(error);
       const check = { name: 'nats', ok: false, required: true, address, detail: message, latencyMs: performance.now() - started } as const;

@@ -118,7 +118,7 @@ export async function listRunsCommand(flags: RunsListFlags, config: ShellConfig)
   const request = runsListRequest(flags);
   let reply: RunsListReply;
   if (config.natsUrl) {
-    const bus = await connectNatsBus(config.natsUrl, 'stagecraft-cli');
+    const bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, 'stagecraft-cli');
     try {
       const requester = createRequester(bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
       reply = await requester.request('runs.list', request);

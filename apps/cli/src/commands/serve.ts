@@ -52,6 +52,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     only: flags.services,
     transport,
     natsUrl: config.natsUrl,
+    natsAuth: config.natsAuth,
     store: config.store,
     config,
     env,

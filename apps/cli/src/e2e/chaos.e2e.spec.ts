@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StagecraftEvent, streams } from '@stagecraft/contracts';
+import { ServiceName, StagecraftEvent, streams } from '@stagecraft/contracts';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import {
@@ -14,7 +14,6 @@ import {
   microReasoning,
   prng,
   spawnApp,
-  startNatsServer,
   toolResultsIn,
   waitForHttp,
 } from '@stagecraft/testing';
@@ -162,7 +161,7 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
     await exitOf(victim.child);
     tally.kills += 1;
     const port = await freePort();
-    system.services[index] = spawnApp(name, system.envFor(port));
+    system.services[index] = spawnApp(name, system.envFor(name as ServiceName, port));
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
   }
 
@@ -217,11 +216,10 @@ describe('chaos: kill -9 each service mid-run, restart nats-server', () => {
   it('a nats-server restart mid-run: services reconnect and the run ends', async () => {
     const outcome = await runThrough(async () => {
       await sleep(Math.floor(random() * RUN_SPAN_MS));
-      const port = system.nats.port;
       await system.nats.stop();
       tally.kills += 1;
       await sleep(300);
-      system.nats = await startNatsServer({ port });
+      await system.restartNats();
     });
     await expectWholeLog(outcome);
   }, 150_000);

@@ -62,7 +62,7 @@ describe('killed right after committing RunCompleted: distributed', () => {
     const index = system.services.findIndex((s) => s.name === 'conversation');
     await system.services[index].stop();
     const port = await freePort();
-    system.services[index] = spawnApp('conversation', { ...system.envFor(port), ...extra });
+    system.services[index] = spawnApp('conversation', { ...system.envFor('conversation', port), ...extra });
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
     return index;
   }
@@ -101,7 +101,7 @@ describe('killed right after committing RunCompleted: distributed', () => {
     expect(live.map((e) => e.type)).not.toContain('RunCompleted');
 
     const port = await freePort();
-    system.services[index] = spawnApp('conversation', system.envFor(port));
+    system.services[index] = spawnApp('conversation', system.envFor('conversation', port));
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
     await waitFor('RunCompleted on the live feed', () => live.find((e) => e.type === 'RunCompleted'));
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HealthReply, REQUEST_SUBJECTS, RequestSubject, SERVICE_NAMES, requestContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
+import { memoryScopeOf } from '@stagecraft/memory';
 import { MessageBus, Requester } from '@stagecraft/messaging';
 import { NatsServerHandle, ServiceProcess, runCli, spawnApp } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
@@ -87,18 +88,20 @@ describe('six services as separate processes over NATS', () => {
   });
 
   it('memory.retain appends one event carrying the request correlation id; recall finds it', async () => {
-    const scope = `scope-${randomUUID().slice(0, 8)}`;
+    // A project inside the roots the deployment serves (the store's folder).
+    const projectRoot = join(dir, `project-${randomUUID().slice(0, 8)}`);
+    const scope = memoryScopeOf(projectRoot);
     const correlationId = `corr-${randomUUID()}`;
     const reply = await requester.request(
       'memory.retain',
-      { scope, tier: 'project', content: 'Run the tests with npm test', tags: ['testing'] },
+      { projectRoot, tier: 'project', content: 'Run the tests with npm test', tags: ['testing'] },
       { correlationId },
     );
     expect(reply.retained).toBe(true);
     const events = await store.readStream(streams.memory(scope));
     expect(events.map((e) => e.type)).toEqual(['MemoryRetained']);
     expect(events[0].metadata).toMatchObject({ correlationId });
-    const { memories } = await requester.request('memory.recall', { scope, query: 'how to run tests' });
+    const { memories } = await requester.request('memory.recall', { projectRoot, query: 'how to run tests' });
     expect(memories.map((m) => m.memoryId)).toEqual([reply.memoryId]);
   });
 

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import type { EventStore } from '@stagecraft/event-store';
 import { memoryScopeOf } from '@stagecraft/memory';
 import { memoryService } from '@stagecraft/memory-service';
 import { Host, startHost } from '@stagecraft/service-shell';
+import { eventually } from '@stagecraft/testing';
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
@@ -51,10 +53,28 @@ describe('memory tools through the tool service', () => {
     const scope = memoryScopeOf(project);
     const retained = await execute('memory_retain', { content: 'Build the project with make all', tier: 'architecture' });
     expect(retained).toMatchObject({ ok: true, tool: 'memory_retain' });
-    expect(retained.output).toMatch(new RegExp(`^Retained memory m-[0-9a-f]{24} \\(architecture\\) in scope ${scope}\\.$`));
+    expect(retained.output).toMatch(
+      new RegExp(
+        `^Retained memory m-[0-9a-f]{24} \\(architecture\\) in scope ${scope}\\. It is recalled in later runs once this run ends DONE\\.$`,
+      ),
+    );
     await execute('memory_retain', { content: 'The project builds with make test' });
 
-    const recalled = await execute('memory_recall', { query: 'how to build with make' });
+    // Retained inside a run that has not ended DONE: kept, not recalled.
+    const early = await execute('memory_recall', { query: 'how to build with make' });
+    expect(early.output).toBe(`No memory in scope ${scope} matches "how to build with make".`);
+    await store.appendToStream(streams.run('run-memory-1'), [
+      {
+        id: randomUUID(),
+        type: 'RunCompleted',
+        data: { deliveryState: 'DONE', answer: 'Built.' },
+        metadata: { runId: 'run-memory-1', occurredAt: new Date().toISOString() },
+      },
+    ]);
+    const recalled = await eventually(async () => {
+      const reply = await execute('memory_recall', { query: 'how to build with make' });
+      return reply.output.startsWith('2 of') ? reply : undefined;
+    }, 'the memories of run-memory-1 to count once it ended DONE');
     expect(recalled.ok).toBe(true);
     expect(recalled.output.split('\n')).toEqual([
       `2 of the memories in scope ${scope}:`,

@@ -146,7 +146,7 @@ describe('a conversation process killed in the middle of a run', () => {
     expect(before).not.toContain('RunCompleted');
 
     const port = await freePort();
-    services[index] = spawnApp('conversation', system.envFor(port));
+    services[index] = spawnApp('conversation', system.envFor('conversation', port));
     await waitForHttp(`http://127.0.0.1:${port}/readyz`);
     const end = await Promise.race([finished, sleep(30_000, null, { ref: false })]);
     const logs = end?.type === 'RunCompleted' ? '' : services.map((s) => `--- ${s.name}\n${s.output()}`).join('\n');

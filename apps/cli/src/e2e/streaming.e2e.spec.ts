@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { ModelStreamDelta, RunEvent, streams } from '@stagecraft/contracts';
+import { natsConnectOptions } from '@stagecraft/messaging';
 import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { REPO_ROOT, readWriteAgentScript, runCli } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
@@ -47,7 +48,7 @@ describe('streamed model text and per-stage models over NATS', () => {
     const runId = `run-${randomUUID()}`;
 
     // A plain NATS client, as a UI would subscribe.
-    const nc = await connect({ servers: system.nats.url });
+    const nc = await connect(natsConnectOptions(system.clients));
     const deltas: ModelStreamDelta[] = [];
     const sub = nc.subscribe(`${prefix}.run.${runId}.stream`, { callback: (_err, msg) => void deltas.push(msg.json<ModelStreamDelta>()) });
     let finished: (event: RunEvent) => void = () => undefined;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   EventOf,
   PlanningCollectorResult,
+  ServiceName,
   StagecraftEvent,
   UpstreamKind,
   WorkflowStartRequest,
@@ -236,7 +237,7 @@ describe('three-phase workflows across six processes', () => {
     expect(returned(atKill).has(running.data.runId)).toBe(false);
 
     const port = await freePort();
-    system.services[index] = spawnApp('conversation', system.envFor(port));
+    system.services[index] = spawnApp('conversation', system.envFor('conversation', port));
     await waitForHttp(`http://127.0.0.1:${port}/readyz`);
     await expectCompleted(workflowId);
     expectNothingTwice(await everything(), workflowId);
@@ -257,7 +258,7 @@ describe('three-phase workflows across six processes', () => {
 
     const codes = await Promise.all(system.services.map((s) => s.stop()));
     expect(codes).toEqual(system.services.map(() => 0));
-    system.services = await startServiceProcesses((_name, port) => system.envFor(port));
+    system.services = await startServiceProcesses((name, port) => system.envFor(name as ServiceName, port));
     const after = await view(workflowId);
     expect({ status: after.status, approvalId: after.pendingApproval?.approvalId }).toEqual({
       status: 'waiting',
@@ -265,7 +266,11 @@ describe('three-phase workflows across six processes', () => {
     });
     expect(after.phases.map((p) => p.phase)).toEqual(['discovery', 'planning']);
 
-    const answer = await system.requester.request('approval.answer', { id: workflowId, decision: 'approve' });
+    const answer = await system.requester.request('approval.answer', {
+      id: workflowId,
+      approvalId: after.pendingApproval!.approvalId,
+      decision: 'approve',
+    });
     expect(answer).toMatchObject({
       id: workflowId,
       target: 'workflow',

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ConversationId,
@@ -9,7 +8,6 @@ import {
   QAReport,
   RequestOf,
   RunEvent,
-  StagecraftError,
   UserMode,
 } from '@stagecraft/contracts';
 import { subscribeRunEvents } from '@stagecraft/messaging';
@@ -17,6 +15,7 @@ import { foldRun } from '@stagecraft/run';
 import { z } from 'zod';
 import { describeEvent } from '../commands/describe-event';
 import type { McpContext } from './context';
+import { projectRootOf } from './roots';
 
 export const ChatArgs = z.object({
   message: ConversationSendRequest.shape.message,
@@ -40,21 +39,12 @@ export interface ChatToolResult {
   failure: { code: string; reason: string } | null;
 }
 
-/** The root a call works in: its own, or the server's default; a call without either is refused. */
-export function projectRootOf(context: McpContext, root: string | undefined): string {
-  const chosen = root ?? context.root;
-  if (!chosen)
-    throw new StagecraftError('VALIDATION', 'no project root: pass root, or start the server with --root', [
-      { path: ['root'], message: 'required when the server has no --root' },
-    ]);
-  return resolve(chosen);
-}
-
 /**
  * Starts a run and follows its live feed until it ends, waits for an approval or the time runs out;
  * the result is the run folded the one way every reader folds it.
  */
 export async function chatTool(context: McpContext, args: ChatArgs, progress?: (message: string) => void): Promise<ChatToolResult> {
+  const projectRoot = await projectRootOf(context, args.root);
   const runId = randomUUID();
   const send = {
     runId,
@@ -62,7 +52,7 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     message: args.message,
     userMode: args.mode,
     reasoningEnabled: args.reasoning,
-    projectRoot: projectRootOf(context, args.root),
+    projectRoot,
     approve: args.approve,
   } satisfies RequestOf<'conversation.send'>;
   const events: RunEvent[] = [];

@@ -8,6 +8,8 @@ export interface McpContext {
   prefix: string;
   /** The project root of a call that names none (`--root`); null when the server was started without one. */
   root: string | null;
+  /** The directories (and their subtrees) a call's root may name; undefined: any (stdio without --root). */
+  allowedRoots?: readonly string[];
   /** The event log (`--store`), read for run timelines. */
   log: EventReader;
   /** How long `chat` follows a run before it answers with the run still going. */

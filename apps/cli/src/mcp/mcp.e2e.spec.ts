@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import { Host, startHost } from '@stagecraft/service-shell';
 import { REPO_ROOT, eventually } from '@stagecraft/testing';
 
 const CLI = join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs');
+/** The bearer token the HTTP server is started with and every HTTP client sends. */
+const TOKEN = randomBytes(32).toString('base64url');
 /** No model key: the server runs the built-in scripted model. */
 const env = (): Record<string, string> => {
   const inherited = Object.entries(process.env).filter(
@@ -37,7 +40,7 @@ async function overStdio(args: string[]): Promise<Connection> {
 
 async function overHttp(args: string[]): Promise<Connection> {
   const child: ChildProcess = spawn(process.execPath, [CLI, 'mcp', '--http', '0', ...args], {
-    env: env(),
+    env: { ...env(), STAGECRAFT_MCP_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -52,7 +55,7 @@ async function overHttp(args: string[]): Promise<Connection> {
     child.once('exit', (code) => reject(new Error(`stagecraft mcp exited (${code}) before listening:\n${stderr}`)));
   });
   const client = new Client({ name: 'stagecraft-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
   return {
     client,
     url,
@@ -203,7 +206,10 @@ describe.each([
     );
     expect(chat).toMatchObject({ status: 'waiting', pendingApproval: { kind: 'tool_call', approvalId: expect.any(String) } });
     expect(existsSync(join(project, 'STAGECRAFT_NOTES.md'))).toBe(false);
-    const answer = structured(await mcp.client.callTool({ name: 'approve', arguments: { id: chat.runId, decision: 'approve' } }));
+    const approvalId = (chat.pendingApproval as { approvalId: string }).approvalId;
+    const answer = structured(
+      await mcp.client.callTool({ name: 'approve', arguments: { id: chat.runId, approvalId, decision: 'approve' } }),
+    );
     expect(answer).toMatchObject({ id: chat.runId, target: 'run', decision: 'approve' });
     await eventually(
       async () => {
@@ -258,7 +264,7 @@ describe('stagecraft mcp --http', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-mcp-http-'));
-    mcp = await overHttp(['--store', `sqlite:${join(dir, 'events.db')}`]);
+    mcp = await overHttp(['--root', dir, '--store', `sqlite:${join(dir, 'events.db')}`]);
   }, 60_000);
   afterAll(async () => {
     await mcp?.close();
@@ -270,7 +276,13 @@ describe('stagecraft mcp --http', () => {
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const { port } = new URL(mcp.url!);
       const req = httpRequest(
-        { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+        },
         (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));

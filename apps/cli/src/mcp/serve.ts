@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -9,7 +10,11 @@ import { openEventStore } from '@stagecraft/event-store';
 import type { ShellConfig } from '@stagecraft/service-shell';
 import { connectSystem } from '../commands/chat';
 import type { McpContext } from './context';
+import { Refusal, checkAddressing, checkDeclaredSize, checkToken, plain, tooLarge } from './http-guard';
+import { McpHttpSettings, mcpHttpSettings } from './http-settings';
+import { allowedRootsOf } from './roots';
 import { createMcpServer } from './server';
+import { createSessionTable } from './sessions';
 
 export interface McpFlags {
   /** Serve Streamable HTTP on this port (0: any free one) instead of stdio. */
@@ -24,18 +29,24 @@ const note = (line: string) => process.stderr.write(`stagecraft mcp: ${line}\n`)
 
 /** `stagecraft mcp`: the tools and resources over stdio, or over Streamable HTTP at `/mcp`; embedded unless a NATS URL is given. */
 export async function serveMcp(flags: McpFlags, config: ShellConfig): Promise<void> {
+  // Every setting is checked before the system starts: a refused start-up leaves nothing running.
+  const allowedRoots = allowedRootsOf(flags.root, config.projectRoots, flags.http !== undefined);
+  const settings = flags.http === undefined ? null : mcpHttpSettings(process.env, flags.host, () => randomBytes(32).toString('base64url'));
   // `json` keeps connectSystem quiet on stdout; a server lives on, so it goes on with unfinished runs and workflows.
-  const system = await connectSystem(config, true, { resume: true });
+  // The embedded services get the same roots, so that they refuse what the tools would.
+  const system = await connectSystem({ ...config, projectRoots: allowedRoots ?? config.projectRoots }, true, { resume: true });
   const log = openEventStore(config.store);
   const context: McpContext = {
     bus: system.bus,
     requester: system.requester,
     prefix: config.prefix,
     root: flags.root ? resolve(flags.root) : null,
+    allowedRoots,
     log,
     chatTimeoutMs: flags.chatTimeout,
   };
   note(config.natsUrl ? `using the distributed system at ${config.natsUrl}` : `embedded, store ${config.store}`);
+  note(allowedRoots ? `tool calls may work in ${allowedRoots.join(', ')}` : 'tool calls may work in any directory (no --root)');
   let stopping: Promise<void> | null = null;
   const stopSystem = () =>
     (stopping ??= (async () => {
@@ -43,7 +54,7 @@ export async function serveMcp(flags: McpFlags, config: ShellConfig): Promise<vo
       await system.close();
     })());
   const stop =
-    flags.http === undefined ? await serveStdio(context, stopSystem) : await serveHttp(context, flags.http, flags.host, stopSystem);
+    settings === null ? await serveStdio(context, stopSystem) : await serveHttp(context, flags.http!, flags.host, settings, stopSystem);
   const exit = () => void stop().finally(() => process.exit(0));
   process.once('SIGINT', exit);
   process.once('SIGTERM', exit);
@@ -66,40 +77,69 @@ async function serveStdio(context: McpContext, stopSystem: () => Promise<void>):
   return stop;
 }
 
-async function serveHttp(context: McpContext, port: number, host: string, stopSystem: () => Promise<void>): Promise<() => Promise<void>> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+async function serveHttp(
+  context: McpContext,
+  port: number,
+  host: string,
+  settings: McpHttpSettings,
+  stopSystem: () => Promise<void>,
+): Promise<() => Promise<void>> {
+  const sessions = createSessionTable<Session>({ max: settings.maxSessions, idleMs: settings.sessionIdleMs, now: () => Date.now() });
+  const closeAll = (closing: Session[]) => Promise.all(closing.map(({ server }) => server.close().catch(() => undefined)));
+  // Expired sessions are closed at the latest one idle period (at most 30 s) late; every new session sweeps too.
+  const sweep = setInterval(() => void closeAll(sessions.expire()), Math.min(settings.sessionIdleMs, 30_000));
+  sweep.unref();
+
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       note(`request failed: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'internal error');
+      if (!res.headersSent) refuse(res, plain(500, 'INTERNAL', 'internal error'));
     });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('the MCP endpoint is /mcp\n');
-      return;
-    }
-    // A server on a loopback address answers only requests addressed to one (DNS rebinding from a browser page).
-    if (LOOPBACK.has(host) && !LOOPBACK.has(hostnameOf(req.headers.host))) return jsonRpcError(res, 403, -32000, 'host not allowed');
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
+      return refuse(res, plain(404, 'NOT_FOUND', 'the MCP endpoint is /mcp'));
+    // Addressing first (a rebinding page is refused whatever it sends), then the token, then the size.
+    const refused =
+      checkAddressing(req.headers, settings, host) ?? checkToken(req.headers, settings) ?? checkDeclaredSize(req.headers, settings);
+    if (refused) return refuse(res, refused);
     const sessionId = req.headers['mcp-session-id'];
-    const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (session) return session.handleRequest(req, res);
-    if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, 'unknown session: initialize again');
-    if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'no session: initialize first');
-    const body = await readJson(req);
-    if (body === undefined) return jsonRpcError(res, 400, -32700, 'the body is not JSON');
-    if (!isInitializeRequest(body)) return jsonRpcError(res, 400, -32000, 'no session: initialize first');
-    // One MCP server per session, all over the same system.
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await createMcpServer(context).connect(transport);
+    const session = typeof sessionId === 'string' ? sessions.use(sessionId) : undefined;
+    if (session) {
+      try {
+        return await session.transport.handleRequest(req, res);
+      } finally {
+        // A long call (chat follows a run for up to a minute) counts as use until it ends.
+        if (typeof sessionId === 'string') sessions.use(sessionId);
+      }
+    }
+    if (sessionId !== undefined) return refuse(res, plain(404, 'NOT_FOUND', 'unknown or expired session: initialize again'));
+    if (req.method !== 'POST') return refuse(res, plain(400, 'VALIDATION', 'no session: initialize first'));
+    const body = await readJson(req, settings.maxBodyBytes);
+    if (body === TOO_LARGE) return refuse(res, tooLarge(settings));
+    if (body === undefined) return refuse(res, plain(400, 'VALIDATION', 'the body is not JSON'));
+    if (!isInitializeRequest(body)) return refuse(res, plain(400, 'VALIDATION', 'no session: initialize first'));
+    await closeAll(sessions.expire());
+    // One MCP server per session, all over the same system. The session is counted from its creation,
+    // so that concurrent initializes cannot pass the cap before their ids are known.
+    const id = randomUUID();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, maxRequestBodySize: settings.maxBodyBytes });
+    const server = createMcpServer(context);
+    transport.onclose = () => sessions.delete(id);
+    await closeAll(sessions.add(id, { transport, server }));
+    await server.connect(transport);
     await transport.handleRequest(req, res, body);
+    // An initialize the transport refused leaves no session behind.
+    if (transport.sessionId === undefined) {
+      sessions.delete(id);
+      await server.close();
+    }
   }
 
   await new Promise<void>((listening, failed) => {
@@ -107,33 +147,30 @@ async function serveHttp(context: McpContext, port: number, host: string, stopSy
     http.listen(port, host, () => listening());
   });
   const { port: bound } = http.address() as AddressInfo;
-  note(`serving MCP on http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp`);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp`;
+  if (settings.generatedToken)
+    note(
+      `no STAGECRAFT_MCP_TOKEN set; this run's token (clients send it as a header): Authorization: Bearer ${settings.token}\n` +
+        '  set STAGECRAFT_MCP_TOKEN to keep one token across restarts',
+    );
+  note(`serving MCP on ${url}`);
   return async () => {
-    await Promise.all([...sessions.values()].map((transport) => transport.close()));
+    clearInterval(sweep);
+    await closeAll(sessions.clear());
     await new Promise<void>((closed) => http.close(() => closed()));
     await stopSystem();
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-/** The name a request was addressed to (its Host header, without the port); empty when it has none or it is not one. */
-function hostnameOf(header: string | undefined): string {
-  try {
-    return header ? new URL(`http://${header}`).hostname.replace(/^\[(.*)\]$/, '$1') : '';
-  } catch {
-    return '';
-  }
-}
+const TOO_LARGE = Symbol('too large');
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-/** The request's JSON body; undefined when it is not JSON (or too large to be a request). */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** The request's JSON body; undefined when it is not JSON, TOO_LARGE past the bound (the read stops there). */
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) return undefined;
+    if (size > maxBytes) return TOO_LARGE;
     chunks.push(chunk);
   }
   try {
@@ -143,6 +180,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  res.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers }).end(JSON.stringify(refusal.body));
 }

@@ -11,6 +11,11 @@ export function toolError(reply: ErrorReply): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${reply.code}: ${reply.message}${issues}` }], structuredContent: reply };
 }
 
+/** The tools as a client lists them, built once: an HTTP server builds an MCP server per session. */
+let schemas: { name: string; description: string; inputSchema: ReturnType<typeof inputJsonSchema> }[] | undefined;
+const toolSchemas = () =>
+  (schemas ??= TOOLS.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputJsonSchema(tool.input) })));
+
 /**
  * The Stagecraft MCP server over one context. Tools are served through the low-level handlers so that
  * bad arguments get the same `{ code, message, issues }` as a bad request on a subject (McpServer's own
@@ -20,8 +25,7 @@ export function createMcpServer(context: McpContext): McpServer {
   const mcp = new McpServer({ name: 'stagecraft', version: STAGECRAFT_VERSION });
   const server = mcp.server;
   server.registerCapabilities({ tools: {} });
-  const schemas = TOOLS.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: inputJsonSchema(tool.input) }));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: schemas }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolSchemas() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);

@@ -19,7 +19,7 @@ describe('the MCP tools', () => {
       properties: { mode: { enum: ['chat', 'agent'], default: 'agent' }, approve: { enum: ['never', 'writes', 'commands'] } },
       required: ['message'],
     });
-    expect(inputJsonSchema(tool('approve').input)).toMatchObject({ required: ['id', 'decision'] });
+    expect(inputJsonSchema(tool('approve').input)).toMatchObject({ required: ['id', 'approvalId', 'decision'] });
   });
 
   it('refuse bad arguments with the structured error every subject answers', async () => {

@@ -8,8 +8,9 @@ import {
   validationError,
 } from '@stagecraft/contracts';
 import { z } from 'zod';
-import { ChatArgs, chatTool, projectRootOf } from './chat-tool';
+import { ChatArgs, chatTool } from './chat-tool';
 import type { McpContext } from './context';
+import { projectRootOf } from './roots';
 
 /** One MCP tool: its arguments are checked against `input` (from the contracts) before `call` sees them. */
 export interface McpTool {
@@ -80,7 +81,8 @@ export const TOOLS: readonly McpTool[] = [
     'workflow_start',
     'Start a workflow: discovery → planning → tickets (or the listed phases), or a step-by-step workflow by id.',
     WorkflowStartArgs,
-    (context, { root, ...rest }) => context.requester.request('workflow.start', { ...rest, projectRoot: projectRootOf(context, root) }),
+    async (context, { root, ...rest }) =>
+      context.requester.request('workflow.start', { ...rest, projectRoot: await projectRootOf(context, root) }),
   ),
   tool(
     'workflow_status',

@@ -1,2 +1,2 @@
-export { evolveScope, fuseRankings, liveMemories, memoriesModel, memoryOf, memoryTerms, rankMemories } from './memories';
-export type { MemoriesView, MemoryEntry, MemoryLink, ScopeMemories } from './memories';
+export { confirmMemory, evolveScope, fuseRankings, liveMemories, memoriesModel, memoryOf, memoryTerms, rankMemories } from './memories';
+export type { MemoriesView, MemoryEntry, MemoryLink, ProvisionalMemory, ScopeMemories } from './memories';

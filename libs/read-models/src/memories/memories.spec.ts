@@ -76,6 +76,83 @@ describe('the memories view', () => {
   });
 });
 
+describe('memories retained inside a run (seed 002 §8.2)', () => {
+  const runEnd = (runId: string, deliveryState: 'DONE' | 'NEEDS_WORK'): LoggedEvent => ({
+    streamId: `run-${runId}`,
+    revision: 5n,
+    position: ++position,
+    type: 'RunCompleted',
+    data: { deliveryState, answer: 'done' },
+    metadata: {},
+  });
+  const inRun = (memoryId: string, runId: string, content: string) =>
+    event('s', 'MemoryRetained', { memoryId, scope: 's', tier: 'architecture', content, tags: [], source: { runId } });
+  const direct = retained('s', 'm-direct', 'Deploy with helm');
+
+  it('given a retain inside a run that has not ended, then it is kept but neither live nor counted', () => {
+    const view = fold([direct, inRun('m-run', 'r1', 'The cache is Redis')]);
+    const scope = view.scopes['s'];
+    expect(scope.live).toEqual(['m-direct']);
+    expect(scope.memories['m-run']).toMatchObject({ provisional: true, source: { runId: 'r1' } });
+    expect(scope.documentFrequency['redis']).toBeUndefined();
+    expect(scope.totalLength).toBe(3);
+    expect(rankMemories(scope, 'cache redis', { limit: 5 })).toEqual([]);
+    expect(view.provisional).toEqual({ r1: [{ scope: 's', memoryId: 'm-run' }] });
+  });
+
+  it('given the run then completes DONE, then its memories count from there', () => {
+    const view = fold([direct, inRun('m-run', 'r1', 'The cache is Redis'), runEnd('r1', 'DONE')]);
+    const scope = view.scopes['s'];
+    expect(scope.live).toEqual(['m-direct', 'm-run']);
+    expect(scope.memories['m-run'].provisional).toBeUndefined();
+    expect(scope.documentFrequency['redis']).toBe(1);
+    expect(rankMemories(scope, 'cache redis', { limit: 5 }).map((m) => m.memoryId)).toEqual(['m-run']);
+    expect(view.provisional).toEqual({});
+    expect(view.doneRuns).toEqual({ r1: true });
+  });
+
+  it('given the run ends NEEDS_WORK (or never ends), then its memories stay provisional forever', () => {
+    const view = fold([inRun('m-run', 'r2', 'Queue on Kafka'), runEnd('r2', 'NEEDS_WORK'), runEnd('r3', 'DONE')]);
+    expect(view.scopes['s'].live).toEqual([]);
+    expect(view.scopes['s'].memories['m-run'].provisional).toBe(true);
+  });
+
+  it('given a retain naming a run already seen DONE (the run-outcome write policy), then it counts at once', () => {
+    const view = fold([runEnd('r4', 'DONE'), inRun('m-outcome', 'r4', 'Request: x Answer: y')]);
+    expect(view.scopes['s'].live).toEqual(['m-outcome']);
+    expect(view.provisional).toEqual({});
+  });
+
+  it('given a provisional memory is retracted, then its run ending DONE does not bring it back', () => {
+    const view = fold([
+      inRun('m-run', 'r5', 'The cache is Redis'),
+      event('s', 'MemoryRetracted', { memoryId: 'm-run', scope: 's', reason: 'withdrawn' }),
+      runEnd('r5', 'DONE'),
+    ]);
+    const scope = view.scopes['s'];
+    expect(scope.live).toEqual([]);
+    expect(scope.memories['m-run'].retracted).toBe('withdrawn');
+    expect(scope.totalLength).toBe(0);
+  });
+
+  it('given a checkpoint folded before provisional memories were kept, then it folds on', () => {
+    const old = { scopes: {} } as MemoriesView;
+    const view = [inRun('m-run', 'r6', 'Old checkpoint'), runEnd('r6', 'DONE')].reduce((v, e) => memoriesModel.evolve(v, e), old);
+    expect(view.scopes['s'].live).toEqual(['m-run']);
+  });
+
+  it('rebuilds to the same view byte for byte', () => {
+    const events = [
+      direct,
+      inRun('m-a', 'r7', 'alpha beta'),
+      inRun('m-b', 'r8', 'gamma'),
+      runEnd('r7', 'DONE'),
+      runEnd('r8', 'NEEDS_WORK'),
+    ];
+    expect(JSON.stringify(fold(events))).toBe(JSON.stringify(fold(events)));
+  });
+});
+
 describe('rankMemories', () => {
   const view = fold([
     retained('s', 'a', 'npm run build builds the project'),

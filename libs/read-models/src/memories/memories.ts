@@ -26,9 +26,17 @@ export interface MemoryEntry {
   length: number;
   /** Why it was withdrawn; absent while it is live. */
   retracted?: string;
+  /**
+   * Retained inside a run the log has not shown ending `DONE` (seed 002 §8.2): kept, never recalled.
+   * Cleared when that run completes `DONE`; a run that fails, ends `NEEDS_WORK` or stops leaves it so.
+   */
+  provisional?: true;
 }
 
-/** One scope's memories: every entry ever retained (retracted ones kept, for audit), the live ones in retention order, and the statistics BM25 needs. */
+/**
+ * One scope's memories: every entry ever retained (retracted and provisional ones kept, for audit), the
+ * live ones in the order they began to count, and the statistics BM25 needs.
+ */
 export interface ScopeMemories {
   scope: string;
   memories: Record<string, MemoryEntry>;
@@ -41,11 +49,22 @@ export interface ScopeMemories {
   position: string;
 }
 
+/** A memory retained inside a run, waiting for that run to end `DONE`. */
+export interface ProvisionalMemory {
+  scope: string;
+  memoryId: string;
+}
+
 export interface MemoriesView {
   scopes: Record<string, ScopeMemories>;
+  /** Runs the log showed completing `DONE`: a memory from one of them counts at once. */
+  doneRuns?: Record<string, true>;
+  /** The provisional memories of each run not seen ending `DONE`. */
+  provisional?: Record<string, ProvisionalMemory[]>;
 }
 
 const MEMORY_STREAM = 'memory-';
+const RUN_STREAM = 'run-';
 
 const emptyScope = (scope: string): ScopeMemories => ({
   scope,
@@ -73,8 +92,27 @@ function shiftFrequencies(frequency: Record<string, number>, terms: Record<strin
   return next;
 }
 
-/** One memory event folded into its scope. Returns a new scope; the one given is not changed. */
-export function evolveScope(scope: ScopeMemories, event: Pick<LoggedEvent, 'type' | 'data' | 'position'>): ScopeMemories {
+/** The entry made live: counted in ranking and statistics from `position` on. */
+function counted(scope: ScopeMemories, entry: MemoryEntry, position: string): ScopeMemories {
+  return {
+    ...scope,
+    memories: { ...scope.memories, [entry.memoryId]: entry },
+    live: [...scope.live, entry.memoryId],
+    documentFrequency: shiftFrequencies(scope.documentFrequency, entry.terms, 1),
+    totalLength: scope.totalLength + entry.length,
+    position,
+  };
+}
+
+/**
+ * One memory event folded into its scope. Returns a new scope; the one given is not changed. A retain
+ * folded as `provisional` is kept out of ranking until `confirmMemory`.
+ */
+export function evolveScope(
+  scope: ScopeMemories,
+  event: Pick<LoggedEvent, 'type' | 'data' | 'position'>,
+  provisional = false,
+): ScopeMemories {
   const position = event.position.toString();
   switch (event.type) {
     case 'MemoryRetained': {
@@ -91,19 +129,15 @@ export function evolveScope(scope: ScopeMemories, event: Pick<LoggedEvent, 'type
         terms: countTerms(words),
         length: words.length,
       };
-      return {
-        ...scope,
-        memories: { ...scope.memories, [entry.memoryId]: entry },
-        live: [...scope.live, entry.memoryId],
-        documentFrequency: shiftFrequencies(scope.documentFrequency, entry.terms, 1),
-        totalLength: scope.totalLength + entry.length,
-        position,
-      };
+      if (provisional) return { ...scope, memories: { ...scope.memories, [entry.memoryId]: { ...entry, provisional: true } }, position };
+      return counted(scope, entry, position);
     }
     case 'MemoryRetracted': {
       const { memoryId, reason } = event.data as EventData<'MemoryRetracted'>;
       const entry = entryOf(scope.memories, memoryId);
       if (!entry || entry.retracted !== undefined) return scope;
+      // Never counted, so nothing to take out of the statistics; it stays withdrawn if its run ends DONE.
+      if (entry.provisional) return { ...scope, memories: { ...scope.memories, [memoryId]: { ...entry, retracted: reason } }, position };
       return {
         ...scope,
         memories: { ...scope.memories, [memoryId]: { ...entry, retracted: reason } },
@@ -123,18 +157,59 @@ export function evolveScope(scope: ScopeMemories, event: Pick<LoggedEvent, 'type
   }
 }
 
+/** A provisional memory made live, when its run ended `DONE`; a retracted or unknown one is left as it is. */
+export function confirmMemory(scope: ScopeMemories, memoryId: string, position: string): ScopeMemories {
+  const entry = entryOf(scope.memories, memoryId);
+  if (!entry?.provisional || entry.retracted !== undefined) return scope;
+  const { provisional: _confirmed, ...live } = entry;
+  return counted(scope, live, position);
+}
+
+/** The run a memory was retained inside: a retain that names a run counts once that run ends `DONE`. */
+const runOfRetain = (event: LoggedEvent): string | undefined =>
+  event.type === 'MemoryRetained' ? (event.data as EventData<'MemoryRetained'>).source?.runId : undefined;
+
+/** A run's `RunCompleted` with `DONE`: its memories count from here on, and any it retains later at once. */
+function runDone(view: MemoriesView, runId: string, position: string): MemoriesView {
+  (view.doneRuns ??= {})[runId] = true;
+  const waiting = entryOf(view.provisional ?? {}, runId);
+  if (!waiting) return view;
+  for (const { scope, memoryId } of waiting) {
+    const memories = entryOf(view.scopes, scope);
+    if (memories) view.scopes[scope] = confirmMemory(memories, memoryId, position);
+  }
+  delete view.provisional?.[runId];
+  return view;
+}
+
 /**
  * Every scope's memories, from the `memory-<scope>` streams: what recall ranks and reflection links.
- * The fold replaces one scope's entry in place and never changes an entry it handed out.
+ * A memory retained inside a run (its source names the run: what the model retains with
+ * `memory_retain`) is provisional until the log shows that run's `RunCompleted` with `DONE` (seed 002
+ * §8.2: memories are written when a run completes successfully); one retained directly, by a user or
+ * a client, counts at once. The fold replaces one scope's entry in place and never changes an entry
+ * it handed out.
  */
 export const memoriesModel: ReadModel<MemoriesView> = {
   name: 'memory-memories',
-  handles: ['MemoryRetained', 'MemoryRetracted', 'MemoryLinked'],
-  initialState: () => ({ scopes: {} }),
+  handles: ['MemoryRetained', 'MemoryRetracted', 'MemoryLinked', 'RunCompleted'],
+  initialState: () => ({ scopes: {}, doneRuns: {}, provisional: {} }),
   evolve(view, event) {
+    if (event.type === 'RunCompleted') {
+      if (!event.streamId.startsWith(RUN_STREAM) || (event.data as EventData<'RunCompleted'>).deliveryState !== 'DONE') return view;
+      return runDone(view, event.streamId.slice(RUN_STREAM.length), event.position.toString());
+    }
     if (!event.streamId.startsWith(MEMORY_STREAM)) return view;
     const id = event.streamId.slice(MEMORY_STREAM.length);
-    view.scopes[id] = evolveScope(entryOf(view.scopes, id) ?? emptyScope(id), event);
+    const before = entryOf(view.scopes, id) ?? emptyScope(id);
+    const runId = runOfRetain(event);
+    const provisional = runId !== undefined && !entryOf(view.doneRuns ?? {}, runId);
+    const after = evolveScope(before, event, provisional);
+    view.scopes[id] = after;
+    if (provisional && after !== before) {
+      const waiting = (view.provisional ??= {});
+      waiting[runId] = [...(entryOf(waiting, runId) ?? []), { scope: id, memoryId: (event.data as EventData<'MemoryRetained'>).memoryId }];
+    }
     return view;
   },
 };

@@ -1,4 +1,4 @@
-export { QA_MODEL, UNKNOWN_MODEL, recordOf, runsModel } from './runs';
+export { QA_MODEL, UNKNOWN_MODEL, recordOf, rootOfConversation, rootOfRun, runsModel } from './runs';
 export type { RunEntry, RunsView } from './runs';
 export { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
 export type { Idleness, RunsQuery } from './list-runs';

@@ -1,6 +1,6 @@
 import { Log, at, fold, runStarted } from '../log.spec-helper';
-import { isStuck, listRuns, stuckRuns } from './list-runs';
-import { runsModel } from './runs';
+import { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
+import { rootOfConversation, rootOfRun, runsModel } from './runs';
 
 const MINUTE = 60_000;
 
@@ -42,5 +42,28 @@ describe('listing runs', () => {
     expect(ids(stuckRuns(view, { now: later, idleMs: 10 * MINUTE }))).toEqual(['r4', 'r2']);
     expect(ids(listRuns(view, { stuck: { now, idleMs: 5 * MINUTE - 1, only: false }, limit: 50 }))).toEqual(['r4', 'r3', 'r1']);
     expect(isStuck(listRuns(view, { status: 'completed', limit: 1 })[0], { now: later, idleMs: 0 })).toBe(false);
+  });
+});
+
+describe('who may see a run', () => {
+  const log = new Log();
+  log.run('r-ours')('RunStarted', { ...runStarted('r-ours', 'c-ours'), projectRoot: '/srv/ours/app' });
+  log.run('r-theirs')('RunStarted', { ...runStarted('r-theirs', 'c-theirs'), projectRoot: '/srv/theirs' }, at(1));
+  // A later run of the same conversation from elsewhere does not take the conversation over.
+  log.run('r-later')('RunStarted', { ...runStarted('r-later', 'c-ours'), projectRoot: '/srv/theirs' }, at(2));
+  const view = fold(runsModel, log.events);
+
+  it('given runs in two projects, then each run and conversation keeps its project, which the record does not show', () => {
+    expect(rootOfRun(view, 'r-theirs')).toBe('/srv/theirs');
+    expect(rootOfRun(view, 'r-nobody')).toBeNull();
+    expect(rootOfConversation(view, 'c-ours')).toBe('/srv/ours/app');
+    expect(rootOfConversation(view, 'c-nobody')).toBeNull();
+    expect(runOf(view, 'r-ours')).not.toHaveProperty('projectRoot');
+  });
+
+  it('when listing with a visibility test, then only the runs it lets through are listed, within the limit', () => {
+    const ours = (root: string | null) => root !== null && root.startsWith('/srv/ours/');
+    expect(listRuns(view, { limit: 1, visible: ours }).map((r) => r.runId)).toEqual(['r-ours']);
+    expect(listRuns(view, { limit: 50 }).map((r) => r.runId)).toEqual(['r-later', 'r-theirs', 'r-ours']);
   });
 });

@@ -17,6 +17,8 @@ export interface RunsQuery {
   conversationId?: string;
   /** Only stuck runs (`only` true, the default) or only the others. */
   stuck?: Idleness & { only?: boolean };
+  /** Only runs whose project this says may be shown (a deployment's roots); absent: every run. */
+  visible?: (projectRoot: string | null) => boolean;
   limit: number;
 }
 
@@ -26,6 +28,7 @@ export function listRuns(view: RunsView, query: RunsQuery): RunRecord[] {
   for (let i = view.started.length - 1; i >= 0 && found.length < query.limit; i -= 1) {
     const run = entryOf(view.runs, view.started[i]);
     if (!run) continue;
+    if (query.visible && !query.visible(run.projectRoot ?? null)) continue;
     if (query.status !== undefined && run.status !== query.status) continue;
     if (query.conversationId !== undefined && run.conversationId !== query.conversationId) continue;
     if (query.stuck && isStuck(run, query.stuck) !== (query.stuck.only ?? true)) continue;

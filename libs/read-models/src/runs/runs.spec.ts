@@ -156,7 +156,7 @@ describe('the runs view', () => {
     const log = new Log();
     log.run('r1')('DeliveryChecked', { state: 'DONE', iteration: 0 });
     log.append('toolcall-c1', 'RunStarted', runStarted('r2'));
-    expect(fold(runsModel, log.events)).toEqual({ runs: {}, started: [] });
+    expect(fold(runsModel, log.events)).toEqual({ runs: {}, started: [], conversations: {} });
   });
 
   it('given a run’s commits, then updatedAt is the time of its latest commit, without reading its messages or reasoning', () => {

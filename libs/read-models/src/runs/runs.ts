@@ -3,15 +3,24 @@ import type { DeliveryState, EventData, RunEvent, RunRecord, TokensByModel } fro
 import { Logged, entryOf, runEventOf } from '../logged';
 import type { ReadModel } from '../read-model';
 
-/** A run as the view keeps it: its record, and the model each unanswered request went to. */
+/**
+ * A run as the view keeps it: its record, the model each unanswered request went to, and the project
+ * it works in (which decides who may see it; absent in entries folded before roots were kept).
+ */
 export interface RunEntry extends RunRecord {
   open: Record<string, string>;
+  projectRoot?: string;
 }
 
 export interface RunsView {
   runs: Record<string, RunEntry>;
   /** Run ids in the order the runs started: newest first is this, backwards. */
   started: string[];
+  /**
+   * The project of each conversation: its first run's root, which owns the conversation's history.
+   * Absent in views checkpointed before it was kept.
+   */
+  conversations?: Record<string, string>;
 }
 
 /** Tokens of a response whose request this view never saw (a log that does not start at the run's start). */
@@ -38,7 +47,7 @@ function withUsage(tokens: TokensByModel, model: string, usage: Usage | undefine
 const delivered = (current: DeliveryState | null, next: DeliveryState): DeliveryState => (current === 'DONE' ? 'DONE' : next);
 
 function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStarted' }>>): RunEntry {
-  const { conversationId, userMode, reasoningEnabled } = event.data;
+  const { conversationId, userMode, reasoningEnabled, projectRoot } = event.data;
   const at = event.metadata.occurredAt;
   return {
     runId,
@@ -56,6 +65,7 @@ function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStar
     qaVerdict: null,
     failure: null,
     open: {},
+    projectRoot,
   };
 }
 
@@ -177,7 +187,7 @@ const RUN_STEPS = [
 export const runsModel: ReadModel<RunsView> = {
   name: 'memory-runs',
   handles: RUN_STEPS,
-  initialState: () => ({ runs: {}, started: [] }),
+  initialState: () => ({ runs: {}, started: [], conversations: {} }),
   evolve(view, logged) {
     const found = runEventOf(logged);
     if (!found) return view;
@@ -187,6 +197,8 @@ export const runsModel: ReadModel<RunsView> = {
     else if (event.type === 'RunStarted') {
       view.runs[runId] = started(runId, event);
       view.started.push(runId);
+      const conversations = (view.conversations ??= {});
+      if (!entryOf(conversations, event.data.conversationId)) conversations[event.data.conversationId] = event.data.projectRoot;
     }
     return view;
   },
@@ -194,6 +206,13 @@ export const runsModel: ReadModel<RunsView> = {
 
 /** The record a caller sees: the entry without what the fold keeps for itself. */
 export function recordOf(entry: RunEntry): RunRecord {
-  const { open: _open, ...record } = entry;
+  const { open: _open, projectRoot: _projectRoot, ...record } = entry;
   return record;
 }
+
+/** The project a run works in; null for a run the view does not know, or folded before roots were kept. */
+export const rootOfRun = (view: RunsView, runId: string): string | null => entryOf(view.runs, runId)?.projectRoot ?? null;
+
+/** The project a conversation belongs to (its first run's); null for one the view does not know. */
+export const rootOfConversation = (view: RunsView, conversationId: string): string | null =>
+  entryOf(view.conversations ?? {}, conversationId) ?? null;

@@ -73,7 +73,7 @@ describe('approvals, embedded', () => {
     expect(run).toMatchObject({ status: 'running', pendingApproval: { approvalId: (asked.data as { approvalId: string }).approvalId } });
     expect(run.pendingApproval?.requestedAt).not.toBe('');
 
-    const { reply, end } = await answer(host, { id: runId, decision: 'approve' });
+    const { reply, end } = await answer(host, { id: runId, approvalId: run.pendingApproval!.approvalId, decision: 'approve' });
     expect(reply).toMatchObject({ id: runId, target: 'run', decision: 'approve' });
     expect(end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
     expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
@@ -86,8 +86,9 @@ describe('approvals, embedded', () => {
   it('a denial: the file is never written, the model reads the refusal as the call’s result, and the run finishes', async () => {
     const { host, project, server } = embedded;
     const runId = newRunId();
-    await sendUntilWaiting(host, project, runId);
-    const { end } = await answer(host, { id: runId, decision: 'deny', reason: 'keep the folder clean' });
+    const asked = await sendUntilWaiting(host, project, runId);
+    const approvalId = (asked.data as { approvalId: string }).approvalId;
+    const { end } = await answer(host, { id: runId, approvalId, decision: 'deny', reason: 'keep the folder clean' });
     expect(end.type).toBe('RunCompleted');
     expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
     const after = requestsOf(server.requests, runId).find((r) =>
@@ -103,12 +104,18 @@ describe('approvals, embedded', () => {
     expect(stored.some((e) => e.type === 'ToolCallCompleted' && e.data.tool === 'write_file')).toBe(false);
   });
 
-  it('an answer when nothing is pending is a conflict and appends nothing; an unknown run is not found', async () => {
+  it('an answer for another approval, or when nothing is pending, is a conflict and appends nothing; an unknown run is not found', async () => {
     const { host, project } = embedded;
     const runId = newRunId();
     const asked = await sendUntilWaiting(host, project, runId);
     const approvalId = (asked.data as { approvalId: string }).approvalId;
     const before = (await storedOf(host, runId)).length;
+    // The id is required: an answer that does not say what it answers is refused at the edge.
+    const bare = { id: runId, decision: 'approve' } as unknown as RequestOf<'approval.answer'>;
+    await expect(host.ports.requester.request('approval.answer', bare)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [expect.objectContaining({ path: ['approvalId'] })],
+    });
     await expect(
       host.ports.requester.request('approval.answer', { id: runId, approvalId: 'not-this-one', decision: 'approve' }),
     ).rejects.toMatchObject({
@@ -121,7 +128,8 @@ describe('approvals, embedded', () => {
       code: 'CONFLICT',
     });
     expect(await storedOf(host, runId)).toHaveLength(finished);
-    await expect(host.ports.requester.request('approval.answer', { id: 'run-nobody', decision: 'approve' })).rejects.toMatchObject({
+    const nobody = { id: 'run-nobody', approvalId: 'run-nobody.c1.approval', decision: 'approve' } as const;
+    await expect(host.ports.requester.request('approval.answer', nobody)).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -150,7 +158,7 @@ describe('approvals across a restart, embedded', () => {
       expect(await storedOf(restarted, runId)).toHaveLength(before);
       expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
 
-      const { end } = await answer(restarted, { id: runId, decision: 'approve' });
+      const { end } = await answer(restarted, { id: runId, approvalId: run.pendingApproval!.approvalId, decision: 'approve' });
       expect(end).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE' } });
       expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe('Sample project notes.\n');
     } finally {

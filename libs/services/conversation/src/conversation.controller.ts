@@ -15,6 +15,7 @@ import type { RequestContext } from '@stagecraft/messaging';
 import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
+import { checkSameProject, conversationRoot } from './conversation-owner';
 import { decideAndAppend } from './effects';
 import { forkRun } from './fork';
 import { RunKnowledge } from './knowledge';
@@ -45,6 +46,7 @@ export class ConversationController {
       knowledge.fetch({ kind: 'policies', request: { userMode, reasoningEnabled, delegation: NO_DELEGATION } }),
     ]);
     if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${runId} already exists`);
+    checkSameProject(conversationId, await conversationRoot(this.ports.store, earlier), projectRoot);
     // Earlier turns are referenced by revision, not copied: a conversation's text is stored once.
     const last = earlier.at(-1);
     const prior = turnsOf(conversationId, earlier);

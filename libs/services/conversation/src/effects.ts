@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatMessage, ModelCallMeta, ReplyOf, RequestOf, StagecraftError, compactMessageHashes, toErrorReply } from '@stagecraft/contracts';
 import { hashPrompt, stageModelOf, storedHashesOf } from '@stagecraft/model-gateway';
 import {
@@ -13,7 +12,9 @@ import {
   nextStep,
   requestViolations,
 } from '@stagecraft/run';
+import { requestRetrying } from '@stagecraft/messaging';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
+import { assemblePrompt } from './assemble-prompt';
 import { DriverPorts } from './driver-ports';
 import { RunKnowledge } from './knowledge';
 import { promptBodiesOf } from './prompt-bodies';
@@ -115,7 +116,7 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   const { runId, userInput, projectRoot } = state.start;
   const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
   const assemble = await withProjectMap(ports, recalled, { runId, projectRoot });
-  const assembled = await ports.requester.request('prompt.assemble', assemble);
+  const assembled = await assemblePrompt(ports, assemble, runId);
   const messages = modelMessages(plan, assembled.system);
   const tools = toolSpecs(plan.toolNames);
   const recorded = plan.record ? recordOf(ports, plan, state, messages, tools) : undefined;
@@ -201,20 +202,14 @@ function recordOf(
   };
 }
 
-/**
- * One attempt waits this long at most. A tool service that dies mid-request never answers, and a
- * request over NATS cannot tell: a short attempt and a retry with the same call id find out sooner.
- * A retry of a call that is still running simply waits on it (the tool service does not run it twice).
- */
-const TOOL_ATTEMPT_TIMEOUT_MS = 10_000;
 /** Room on top of the call's own budget for restarts and the request itself. */
 const TOOL_REQUEST_SLACK_MS = 30_000;
-const TOOL_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000];
 
 /**
  * Asks the tool service to run a call, again with the same call id while it is unreachable or silent:
  * the call id makes the retry safe (a call that ran is replayed, one that was cut off is recorded as
- * interrupted, never run twice), so a restarting tool service does not fail the run.
+ * interrupted, never run twice; a retry of a call still running waits on it), so a restarting tool
+ * service does not fail the run.
  */
 async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<RunInput> {
   try {
@@ -225,22 +220,20 @@ async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>): 
   }
 }
 
-async function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
-  const giveUpAt = ports.clock().getTime() + toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await ports.requester.request('tool.execute', request, { timeoutMs: TOOL_ATTEMPT_TIMEOUT_MS, causationId: request.callId });
-    } catch (error) {
-      const { code } = toErrorReply(error);
-      if ((code !== 'UNAVAILABLE' && code !== 'TIMEOUT') || ports.clock().getTime() > giveUpAt) throw error;
+function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
+  const clock = () => ports.clock().getTime();
+  return requestRetrying(ports.requester, 'tool.execute', request, {
+    giveUpAt: clock() + toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS,
+    now: clock,
+    causationId: request.callId,
+    onRetry: (attempt, code) => {
       if (code === 'UNAVAILABLE')
         ports.logger.warn(
-          { runId: request.runId, callId: request.callId, attempt: attempt + 1 },
+          { runId: request.runId, callId: request.callId, attempt },
           'no tool service answers; asking again with the same call id',
         );
-      await sleep(TOOL_RETRY_DELAYS_MS[Math.min(attempt, TOOL_RETRY_DELAYS_MS.length - 1)]);
-    }
-  }
+    },
+  });
 }
 
 async function review(ports: DriverPorts, request: RequestOf<'qa.review'>): Promise<RunInput> {

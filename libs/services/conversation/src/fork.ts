@@ -8,6 +8,7 @@ import {
   streams,
 } from '@stagecraft/contracts';
 import { ConcurrencyError, NewEvent, readEvents } from '@stagecraft/event-store';
+import { withinProjectRoots } from '@stagecraft/memory';
 import { foldRun } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 
@@ -94,6 +95,10 @@ export async function forkRun(ports: DriverPorts, request: ConversationForkReque
     readEvents(ports.store, streams.run(runId), runEvents),
     ports.store.readStream(streams.run(newRunId), { maxCount: 1 }),
   ]);
+  // A run of a project this deployment does not serve is answered as one that does not exist.
+  const [started] = events;
+  if (started?.type === 'RunStarted' && !withinProjectRoots(started.data.projectRoot, ports.projectRoots))
+    throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
   const { head, conversationId } = forkHead(events, runId, atRevision);
   const conflict = () =>
     new StagecraftError('CONFLICT', `run ${newRunId} already exists`, [{ path: ['newRunId'], message: 'already used by a run' }]);

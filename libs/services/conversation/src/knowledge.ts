@@ -2,6 +2,7 @@ import { DelegationState, StagePolicy, toErrorReply } from '@stagecraft/contract
 import { parseSummary } from '@stagecraft/context';
 import { hashPrompt } from '@stagecraft/model-gateway';
 import { Knowledge, ModelSummary, Need, delegationKey } from '@stagecraft/run';
+import { assemblePrompt } from './assemble-prompt';
 import { DriverPorts } from './driver-ports';
 
 /**
@@ -34,7 +35,7 @@ export class RunKnowledge {
         return;
       }
       case 'prompt': {
-        const { system } = await this.ports.requester.request('prompt.assemble', need.request);
+        const { system } = await assemblePrompt(this.ports, need.request);
         this.prompts.set(need.promptId, system);
         return;
       }
@@ -47,7 +48,7 @@ export class RunKnowledge {
   /** The `model` compaction method: the summarize prompt and the transcript, one call, its answer read into sections. */
   private async summarise(need: Extract<Need, { kind: 'summary' }>): Promise<ModelSummary> {
     try {
-      const { system } = await this.ports.requester.request('prompt.assemble', need.assemble);
+      const { system } = await assemblePrompt(this.ports, need.assemble, need.meta.runId);
       const messages = [
         { role: 'system' as const, content: system },
         { role: 'user' as const, content: need.transcript },

@@ -1,5 +1,4 @@
 import { PromptAssembleRequest, RecalledMemory, toErrorReply } from '@stagecraft/contracts';
-import { memoryScopeOf } from '@stagecraft/memory';
 import type { DriverPorts } from './driver-ports';
 
 /** How many memories the warmup prompt shows. */
@@ -20,7 +19,7 @@ export async function withRecalledMemories(
   try {
     const { memories } = await ports.requester.request(
       'memory.recall',
-      { scope: memoryScopeOf(run.projectRoot), query: run.userInput, limit: WARMUP_RECALL_LIMIT },
+      { projectRoot: run.projectRoot, query: run.userInput, limit: WARMUP_RECALL_LIMIT },
       { correlationId: run.runId },
     );
     if (memories.length === 0) return assemble;

@@ -2,16 +2,25 @@ import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RunGetReply, RunGetRequest, StagecraftError, runEvents, streams } from '@stagecraft/contracts';
 import { type EventReader, readEvents } from '@stagecraft/event-store';
+import { withinProjectRoots } from '@stagecraft/memory';
 import { foldRunView } from '@stagecraft/run';
-import { EVENT_READER, Handles } from '@stagecraft/service-shell';
+import { EVENT_READER, Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
+import type { ShellPorts } from '@stagecraft/service-shell';
 
 @Controller()
 export class RunController {
-  constructor(@Inject(EVENT_READER) private readonly reader: EventReader) {}
+  constructor(
+    @Inject(EVENT_READER) private readonly reader: EventReader,
+    @Inject(SHELL_CONFIG) private readonly shell: Pick<ShellPorts, 'projectRoots'>,
+  ) {}
 
+  /** A run of a project this deployment does not serve is answered as one that does not exist. */
   @Handles('conversation.run.get')
   async get(@Payload() { runId }: RunGetRequest): Promise<RunGetReply> {
-    const run = foldRunView(await readEvents(this.reader, streams.run(runId), runEvents));
+    const events = await readEvents(this.reader, streams.run(runId), runEvents);
+    const started = events[0];
+    const run =
+      started?.type === 'RunStarted' && withinProjectRoots(started.data.projectRoot, this.shell.projectRoots) ? foldRunView(events) : null;
     if (!run) throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
     return { run };
   }

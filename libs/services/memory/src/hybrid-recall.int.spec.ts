@@ -73,7 +73,7 @@ const memories = [
 ];
 
 async function retainAll(request: <S extends RequestSubject>(s: S, d: RequestOf<S>) => Promise<unknown>) {
-  for (const m of memories) await request('memory.retain', { scope: 'hybrid', tier: 'project', tags: [], ...m });
+  for (const m of memories) await request('memory.retain', { projectRoot: '/projects/hybrid', tier: 'project', tags: [], ...m });
 }
 
 describe('recall with embeddings', () => {
@@ -81,7 +81,7 @@ describe('recall with embeddings', () => {
     const query = 'which database gives persistence to the events?';
     await withHost({}, 'lexical.db', async (request) => {
       await retainAll(request);
-      const reply = (await request('memory.recall', { scope: 'hybrid', query: 'database persistence', limit: 5 })) as {
+      const reply = (await request('memory.recall', { projectRoot: '/projects/hybrid', query: 'database persistence', limit: 5 })) as {
         memories: { memoryId: string }[];
       };
       expect(reply.memories).toEqual([]);
@@ -93,13 +93,17 @@ describe('recall with embeddings', () => {
       'hybrid.db',
       async (request) => {
         await retainAll(request);
-        const reply = (await request('memory.recall', { scope: 'hybrid', query, limit: 2 })) as {
+        const reply = (await request('memory.recall', { projectRoot: '/projects/hybrid', query, limit: 2 })) as {
           memories: { memoryId: string; score: number }[];
         };
         // `m-db` shares "events" with the query and its meaning: both rankings put it first.
         expect(reply.memories.map((m) => m.memoryId)).toEqual(['m-db', expect.any(String)]);
         expect(reply.memories[0].score).toBeGreaterThan(reply.memories[1].score);
-        const semanticOnly = (await request('memory.recall', { scope: 'hybrid', query: 'database persistence', limit: 1 })) as {
+        const semanticOnly = (await request('memory.recall', {
+          projectRoot: '/projects/hybrid',
+          query: 'database persistence',
+          limit: 1,
+        })) as {
           memories: { memoryId: string }[];
         };
         expect(semanticOnly.memories.map((m) => m.memoryId)).toEqual(['m-db']);
@@ -116,11 +120,11 @@ describe('recall with embeddings', () => {
       'broken.db',
       async (request) => {
         await retainAll(request);
-        const reply = (await request('memory.recall', { scope: 'hybrid', query: 'release notes', limit: 5 })) as {
+        const reply = (await request('memory.recall', { projectRoot: '/projects/hybrid', query: 'release notes', limit: 5 })) as {
           memories: { memoryId: string }[];
         };
         expect(reply.memories.map((m) => m.memoryId)).toEqual(['m-notes']);
-        const none = (await request('memory.recall', { scope: 'hybrid', query: 'database persistence', limit: 5 })) as {
+        const none = (await request('memory.recall', { projectRoot: '/projects/hybrid', query: 'database persistence', limit: 5 })) as {
           memories: unknown[];
         };
         expect(none.memories).toEqual([]);

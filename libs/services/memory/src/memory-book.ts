@@ -28,6 +28,11 @@ import type { MemoryViews } from './views/memory-views';
 import { cosine } from '@stagecraft/index';
 import type { Embedder } from '@stagecraft/model-gateway';
 
+/** The requests as the book takes them: in a scope, which the caller derived from the project and checked. */
+export type ScopedRetain = Omit<MemoryRetainRequest, 'projectRoot'> & { scope: string };
+export type ScopedRecall = Omit<MemoryRecallRequest, 'projectRoot'> & { scope: string };
+export type ScopedReflect = Omit<MemoryReflectRequest, 'projectRoot'> & { scope: string };
+
 /** Recent run outcomes kept per scope; older ones are retracted, oldest first. */
 export const DEFAULT_RUN_OUTCOME_LIMIT = 50;
 
@@ -71,7 +76,7 @@ export class MemoryBook {
     return { ...link, occurredAt: this.ports.clock().toISOString() };
   }
 
-  async retain(request: MemoryRetainRequest, link: Partial<EventMetadata>): Promise<MemoryRetainReply> {
+  async retain(request: ScopedRetain, link: Partial<EventMetadata>): Promise<MemoryRetainReply> {
     const memoryId = request.memoryId ?? this.ports.newId();
     if (entryOf((await this.scope(request.scope))?.memories ?? {}, memoryId)) return { memoryId, retained: false };
     const event: EventOf<'MemoryRetained'> = {
@@ -106,7 +111,7 @@ export class MemoryBook {
     );
   }
 
-  async recall(request: MemoryRecallRequest): Promise<MemoryRecallReply> {
+  async recall(request: ScopedRecall): Promise<MemoryRecallReply> {
     const scope = await this.scope(request.scope);
     const lexical = rankMemories(scope, request.query, { tier: request.tier, limit: request.limit });
     const embedder = this.ports.embedder;
@@ -140,7 +145,7 @@ export class MemoryBook {
   }
 
   /** Links the memories bearing on the query (merging near-duplicates), records it as events, and says what it did. */
-  async reflect(request: MemoryReflectRequest, link: Partial<EventMetadata>): Promise<MemoryReflectReply> {
+  async reflect(request: ScopedReflect, link: Partial<EventMetadata>): Promise<MemoryReflectReply> {
     const scope = await this.scope(request.scope);
     const plan = planReflection(scope, request.query);
     await this.append(request.scope, [

@@ -34,14 +34,32 @@ afterAll(async () => {
 
 const request = <S extends RequestSubject>(subject: S, data: RequestOf<S>) => host.ports.requester.request(subject, data);
 const typesOf = async (scope: string) => (await store.readStream(streams.memory(scope))).map((e) => e.type);
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    await sleep(20);
+  }
+}
+
+/** A run's end as the run stream records it (only what the memories view reads of it). */
+const runEnd = (runId: string, deliveryState: 'DONE' | 'NEEDS_WORK') => ({
+  id: randomUUID(),
+  type: 'RunCompleted',
+  data: { deliveryState, answer: 'done' },
+  metadata: { runId, occurredAt: '2026-11-01T00:00:00.000Z' },
+});
 
 describe('memory.retain and memory.recall', () => {
-  const scope = 'project-recall';
+  const projectRoot = '/projects/recall';
+  const scope = memoryScopeOf(projectRoot);
 
   beforeAll(async () => {
-    await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build', memoryId: 'm-build' });
+    // Run 7 ended DONE before its memory came: a memory retained inside a run counts once the run is DONE.
+    await store.appendToStream(streams.run('run-7'), [runEnd('run-7', 'DONE')], { expectedRevision: 'no_stream' });
+    await request('memory.retain', { projectRoot, tier: 'project', content: 'Build with npm run build', memoryId: 'm-build' });
     await request('memory.retain', {
-      scope,
+      projectRoot,
       tier: 'project',
       content: 'Tests run with npm test (jest, on Node 24)',
       tags: ['testing'],
@@ -49,57 +67,108 @@ describe('memory.retain and memory.recall', () => {
       source: { runId: 'run-7' },
     });
     await request('memory.retain', {
-      scope,
+      projectRoot,
       tier: 'architecture',
       content: 'We chose SQLite for the embedded store',
       memoryId: 'm-sqlite',
     });
-    await request('memory.retain', { scope: 'another-scope', tier: 'project', content: 'npm test is flaky here', memoryId: 'm-elsewhere' });
+    await request('memory.retain', {
+      projectRoot: '/projects/another',
+      tier: 'project',
+      content: 'npm test is flaky here',
+      memoryId: 'm-elsewhere',
+    });
   });
 
   it('ranks this scope’s memories by BM25, best first, with their source', async () => {
-    const { memories } = await request('memory.recall', { scope, query: 'how do I run npm test?', limit: 5 });
+    const { memories } = await request('memory.recall', { projectRoot, query: 'how do I run npm test?', limit: 5 });
     expect(memories.map((m) => m.memoryId)).toEqual(['m-test', 'm-build']);
     expect(memories[0]).toMatchObject({ scope, tier: 'project', source: { runId: 'run-7' } });
     expect(memories[0].score).toBeGreaterThan(memories[1].score);
   });
 
   it('filters by tier', async () => {
-    const { memories } = await request('memory.recall', { scope, query: 'sqlite npm', tier: 'architecture', limit: 5 });
+    const { memories } = await request('memory.recall', { projectRoot, query: 'sqlite npm', tier: 'architecture', limit: 5 });
     expect(memories.map((m) => m.memoryId)).toEqual(['m-sqlite']);
   });
 
   it('retains a memory id once, and finds it right after the retain', async () => {
-    const first = await request('memory.retain', { scope: 'fresh', tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
-    const again = await request('memory.retain', { scope: 'fresh', tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
+    const fresh = '/projects/fresh';
+    const first = await request('memory.retain', { projectRoot: fresh, tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
+    const again = await request('memory.retain', { projectRoot: fresh, tier: 'project', content: 'Lint with eslint', memoryId: 'm-lint' });
     expect([first.retained, again.retained]).toEqual([true, false]);
-    expect(await typesOf('fresh')).toEqual(['MemoryRetained']);
-    expect((await request('memory.recall', { scope: 'fresh', query: 'eslint', limit: 5 })).memories.map((m) => m.memoryId)).toEqual([
-      'm-lint',
-    ]);
+    expect(await typesOf(memoryScopeOf(fresh))).toEqual(['MemoryRetained']);
+    const recalled = await request('memory.recall', { projectRoot: fresh, query: 'eslint', limit: 5 });
+    expect(recalled.memories.map((m) => m.memoryId)).toEqual(['m-lint']);
   });
 
   it('refuses a malformed request at the edge with a structured error, writing nothing', async () => {
     const before = (await store.readAll()).length;
-    await expect(request('memory.retain', { scope: 'not a valid id!', tier: 'project', content: ' ', tags: [] })).rejects.toMatchObject({
-      code: 'VALIDATION',
-    });
+    await expect(request('memory.retain', { projectRoot: 'relative/path', tier: 'project', content: ' ', tags: [] })).rejects.toMatchObject(
+      {
+        code: 'VALIDATION',
+      },
+    );
     expect((await store.readAll()).length).toBe(before);
   });
 });
 
+describe('memories retained inside a run', () => {
+  const projectRoot = '/projects/provisional';
+  const retainIn = (runId: string, memoryId: string, content: string) =>
+    request('memory.retain', { projectRoot, tier: 'architecture', content, memoryId, source: { runId } });
+  const recalled = async (query: string) =>
+    (await request('memory.recall', { projectRoot, query, limit: 10 })).memories.map((m) => m.memoryId);
+  const endRun = (runId: string, state: 'DONE' | 'NEEDS_WORK') =>
+    store.appendToStream(streams.run(runId), [runEnd(runId, state)], { expectedRevision: 'any' });
+
+  it('are kept but never recalled while their run has not ended DONE', async () => {
+    await retainIn('run-open', 'p-open', 'Provisional decision: the cache is Redis');
+    expect(await typesOf(memoryScopeOf(projectRoot))).toEqual(['MemoryRetained']);
+    expect(await recalled('cache redis decision')).toEqual([]);
+    // Kept, so a retried call retains once.
+    expect(await retainIn('run-open', 'p-open', 'Provisional decision: the cache is Redis')).toEqual({
+      memoryId: 'p-open',
+      retained: false,
+    });
+  });
+
+  it('stay provisional when the run ends NEEDS_WORK, and count once a run ends DONE', async () => {
+    await retainIn('run-needs-work', 'p-needs-work', 'Unfinished decision: queue on Kafka');
+    await retainIn('run-done', 'p-done', 'Settled decision: queue on NATS');
+    await endRun('run-needs-work', 'NEEDS_WORK');
+    await endRun('run-done', 'DONE');
+    const found = await until(
+      () => recalled('decision queue'),
+      (ids) => ids.length > 0,
+    );
+    expect(found).toEqual(['p-done']);
+  });
+
+  it('count at once when retained directly, outside any run', async () => {
+    await request('memory.retain', { projectRoot, tier: 'project', content: 'Direct fact: deploy with helm', memoryId: 'p-direct' });
+    expect(await recalled('deploy helm')).toEqual(['p-direct']);
+  });
+});
+
 describe('memory.reflect', () => {
-  const scope = 'project-reflect';
+  const projectRoot = '/projects/reflect';
+  const scope = memoryScopeOf(projectRoot);
 
   beforeAll(async () => {
-    await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build in the root', memoryId: 'r-build' });
-    await request('memory.retain', { scope, tier: 'project', content: 'Build with npm run build in the root!', memoryId: 'r-build-again' });
-    await request('memory.retain', { scope, tier: 'project', content: 'Run the build before npm test', memoryId: 'r-test' });
-    await request('memory.retain', { scope, tier: 'architecture', content: 'Kubernetes ingress is out of scope', memoryId: 'r-k8s' });
+    await request('memory.retain', { projectRoot, tier: 'project', content: 'Build with npm run build in the root', memoryId: 'r-build' });
+    await request('memory.retain', {
+      projectRoot,
+      tier: 'project',
+      content: 'Build with npm run build in the root!',
+      memoryId: 'r-build-again',
+    });
+    await request('memory.retain', { projectRoot, tier: 'project', content: 'Run the build before npm test', memoryId: 'r-test' });
+    await request('memory.retain', { projectRoot, tier: 'architecture', content: 'Kubernetes ingress is out of scope', memoryId: 'r-k8s' });
   });
 
   it('merges near-duplicates, links related memories, as events; reflecting again records nothing new', async () => {
-    const reply = await request('memory.reflect', { scope, query: 'npm run build' });
+    const reply = await request('memory.reflect', { projectRoot, query: 'npm run build' });
     expect(reply.memoryIds).toEqual(['r-build', 'r-test']);
     expect(reply.reflection).toContain('merged r-build-again into r-build');
     expect(reply.reflection).toContain('linked r-test to r-build');
@@ -109,16 +178,16 @@ describe('memory.reflect', () => {
       ['MemoryLinked', expect.objectContaining({ from: 'r-test', to: 'r-build', kind: 'related' })],
       ['MemoryRetracted', expect.objectContaining({ memoryId: 'r-build-again', reason: expect.stringContaining('merged into r-build') })],
     ]);
-    const again = await request('memory.reflect', { scope, query: 'npm run build' });
+    const again = await request('memory.reflect', { projectRoot, query: 'npm run build' });
     expect(again.reflection).toContain('No new connection.');
     expect((await store.readStream(streams.memory(scope))).length).toBe(events.length);
-    const recalled = await request('memory.recall', { scope, query: 'npm run build', limit: 5 });
+    const recalled = await request('memory.recall', { projectRoot, query: 'npm run build', limit: 5 });
     expect(recalled.memories.map((m) => m.memoryId)).not.toContain('r-build-again');
   });
 
   it('says so when nothing bears on the query', async () => {
-    expect(await request('memory.reflect', { scope: 'empty-scope', query: 'anything' })).toEqual({
-      reflection: 'No memory in scope empty-scope bears on "anything".',
+    expect(await request('memory.reflect', { projectRoot: '/projects/empty', query: 'anything' })).toEqual({
+      reflection: `No memory in scope ${memoryScopeOf('/projects/empty')} bears on "anything".`,
       memoryIds: [],
     });
   });
@@ -156,15 +225,7 @@ describe('the run-outcome write policy', () => {
   }
 
   async function outcomes() {
-    return (await request('memory.recall', { scope, query: 'please did', tier: 'run_outcome', limit: 50 })).memories;
-  }
-
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      await sleep(20);
-    }
+    return (await request('memory.recall', { projectRoot, query: 'please did', tier: 'run_outcome', limit: 50 })).memories;
   }
 
   it('retains one concise outcome per DONE run, none for NEEDS_WORK or a failure, and keeps the latest few', async () => {

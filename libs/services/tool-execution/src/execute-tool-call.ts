@@ -48,14 +48,14 @@ export interface ToolCallPorts {
 function memoryPortFor(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext): MemoryPort | undefined {
   const requester = ports.requester;
   if (!requester) return undefined;
-  const scope = memoryScopeOf(request.projectRoot);
+  const { projectRoot } = request;
   const linked = { correlationId: context.correlationId, causationId: request.callId };
   const memoryId = `m-${createHash('sha256').update(`tool-call:${request.callId}`).digest('hex').slice(0, 24)}`;
   return {
-    scope,
-    recall: (r) => requester.request('memory.recall', { scope, ...r }, linked),
-    retain: (r) => requester.request('memory.retain', { scope, ...r, memoryId, source: { runId: request.runId } }, linked),
-    reflect: (r) => requester.request('memory.reflect', { scope, ...r }, linked),
+    scope: memoryScopeOf(projectRoot),
+    recall: (r) => requester.request('memory.recall', { projectRoot, ...r }, linked),
+    retain: (r) => requester.request('memory.retain', { projectRoot, ...r, memoryId, source: { runId: request.runId } }, linked),
+    reflect: (r) => requester.request('memory.reflect', { projectRoot, ...r }, linked),
   };
 }
 

@@ -23,8 +23,9 @@ export interface ToolExecutionOptions {
 
 /**
  * What the tool service reads from its environment beyond the shell's own variables: how commands
- * are sandboxed (`STAGECRAFT_SANDBOX*`, the unsafe opt-out) and which secrets to redact from results
- * (`OPENAI_API_KEY`, `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `STAGECRAFT_SECRET_VARS`). The project
+ * are sandboxed (`STAGECRAFT_SANDBOX*`: limits, /tmp size, sandboxes at once; the unsafe opt-out) and
+ * which secrets to redact from results (`OPENAI_API_KEY`, `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
+ * `STAGECRAFT_SECRET_VARS`, and by their form: passwords in URLs, well-known key formats). The project
  * roots are the shell's (`STAGECRAFT_PROJECT_ROOTS`, shared with the conversation service).
  * The caller passes its environment in; this lib does not read `process.env` itself.
  */

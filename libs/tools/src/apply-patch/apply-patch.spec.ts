@@ -107,6 +107,31 @@ describe('apply_patch', () => {
     }
   });
 
+  it('writes nothing into .git, .hg or .svn: not a new hook, not an edit, not a rename out of it', async () => {
+    mkdirSync(join(root, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    const creation = (path: string) => `--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+#!/bin/sh\n`;
+    const patches = [
+      creation('.git/hooks/post-checkout'),
+      creation('sub/.Git/hooks/pre-commit'),
+      creation('.hg/hgrc'),
+      '--- a/.git/config\n+++ b/.git/config\n@@ -1 +1,2 @@\n [core]\n+\tfsmonitor = /tmp/run-me\n',
+      '--- a/.git/config\n+++ b/config.txt\n@@ -1 +1 @@\n-[core]\n+[core]\n',
+      '--- a/src/a.ts\n+++ b/.svn/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 1;\n',
+    ];
+    for (const patch of patches) {
+      const result = await executeTool('apply_patch', { patch }, context);
+      expect({ patch, output: result.output }).toEqual({ patch, output: expect.stringContaining('tool_error: FORBIDDEN_PATH') });
+    }
+    expect(read('.git/config')).toBe('[core]\n');
+    expect(existsSync(join(root, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect(existsSync(join(root, 'sub'))).toBe(false);
+    expect(existsSync(join(root, '.hg'))).toBe(false);
+    expect(existsSync(join(root, '.svn'))).toBe(false);
+    expect(existsSync(join(root, 'config.txt'))).toBe(false);
+    expect(read('src/a.ts')).toContain('export const a = 1;');
+  });
+
   it('answers prose with the format it expects', async () => {
     const result = await executeTool('apply_patch', { patch: 'change a to 10' }, context);
     expect(result.output).toContain('tool_error: PATCH_INVALID');

@@ -1,10 +1,9 @@
-import { stat, unlink } from 'node:fs/promises';
 import { z } from 'zod';
-import { writeFileAtomic } from '../atomic-write';
 import { ToolContext } from '../context';
 import { ToolFailureError, ToolOutcome, succeeded } from '../outcome';
-import { openTextFile } from '../read-file';
-import { displayPath, resolveInsideRoot } from '../sandbox/resolve-inside-root';
+import { readTextInsideRoot } from '../read-file';
+import { removeInsideRoot, writeInsideRoot } from '../sandbox/pinned';
+import { displayPath, resolveWritableInsideRoot } from '../sandbox/resolve-inside-root';
 import { applyHunks } from './apply-hunks';
 import { FilePatch, parsePatch } from './parse-patch';
 
@@ -16,20 +15,20 @@ export type ApplyPatchArgs = z.infer<typeof ApplyPatchArgs>;
 /** A file's content as the patch sees it: what an earlier part of the same patch left, else the disk. `null` = absent. */
 type Pending = Map<string, { shown: string; content: string | null }>;
 
-async function currentContent(context: ToolContext, pending: Pending, absolute: string, path: string): Promise<string | null> {
+function currentContent(context: ToolContext, pending: Pending, absolute: string): string | null {
   const planned = pending.get(absolute);
   if (planned) return planned.content;
-  if (!(await stat(absolute).catch(() => null))) return null;
-  return (await openTextFile(context, path, 'apply_patch')).text;
+  return readTextInsideRoot(context.root, absolute, displayPath(context.root, absolute), 'apply_patch');
 }
 
 async function plan(context: ToolContext, pending: Pending, file: FilePatch): Promise<string> {
-  const source = file.oldPath === null ? null : await resolveInsideRoot(context.root, file.oldPath);
-  const target = file.newPath === null ? null : await resolveInsideRoot(context.root, file.newPath);
+  // Both sides are written (an edit rewrites its file, a rename deletes its source), so both must be writable.
+  const source = file.oldPath === null ? null : await resolveWritableInsideRoot(context.root, file.oldPath);
+  const target = file.newPath === null ? null : await resolveWritableInsideRoot(context.root, file.newPath);
   const shown = displayPath(context.root, (source ?? target) as string);
   let original: string | null = null;
   if (source === null) {
-    if ((await currentContent(context, pending, target as string, file.newPath as string)) !== null) {
+    if (currentContent(context, pending, target as string) !== null) {
       throw new ToolFailureError({
         kind: 'ALREADY_EXISTS',
         problem: `the patch creates '${shown}' (--- /dev/null) but it already exists; nothing was written`,
@@ -37,7 +36,7 @@ async function plan(context: ToolContext, pending: Pending, file: FilePatch): Pr
       });
     }
   } else {
-    original = await currentContent(context, pending, source, file.oldPath as string);
+    original = currentContent(context, pending, source);
     if (original === null) {
       throw new ToolFailureError({
         kind: 'NOT_FOUND',
@@ -63,8 +62,8 @@ export async function applyPatchTool(args: ApplyPatchArgs, context: ToolContext)
     context.progress(`checked ${summary[summary.length - 1]}`);
   }
   // Writes before deletions, so a failing write never leaves a renamed file in neither place.
-  for (const [absolute, { content }] of pending) if (content !== null) await writeFileAtomic(absolute, content);
-  for (const [absolute, { content }] of pending) if (content === null) await unlink(absolute).catch(() => undefined);
+  for (const [absolute, { shown, content }] of pending) if (content !== null) writeInsideRoot(context.root, absolute, shown, content);
+  for (const [absolute, { shown, content }] of pending) if (content === null) removeInsideRoot(context.root, absolute, shown);
   context.progress(`applied the patch to ${pending.size} file${pending.size === 1 ? '' : 's'}`);
   return succeeded(`applied:\n${summary.map((s) => `  ${s}`).join('\n')}`);
 }

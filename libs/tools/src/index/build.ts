@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { EventData, IndexedFile } from '@stagecraft/contracts';
 import { IndexView, PARSED_LANGUAGES, ParseSource, indexSource, languageOf } from '@stagecraft/index';
 import { loadParsers } from './parsers';
+import { readHeld, withHandle } from '../sandbox/pinned';
 import { GitIgnore, listProjectFiles } from './scan';
 
 export type IndexUpdate = EventData<'IndexUpdated'>;
@@ -26,19 +27,30 @@ export async function indexFile(
   parseSource?: ParseSource,
   previous?: IndexedFile,
 ): Promise<IndexedFile | null> {
-  const absolute = join(root, path);
-  const info = await stat(absolute).catch(() => null);
-  if (!info?.isFile()) return null;
+  const file = readIndexable(root, path);
+  if (!file) return null;
+  const { info, bytes } = file;
   const language = languageOf(path);
   const base = path.slice(path.lastIndexOf('/') + 1);
-  const readable = info.size <= INDEX_FILE_MAX_BYTES;
-  const bytes = readable ? await readFile(absolute).catch(() => null) : null;
   if (!bytes) return { path, language, size: info.size, hash: sha256(`size:${info.size}`), symbols: [], entryPoints: [] };
   const hash = sha256(bytes);
   if (previous && previous.hash === hash && previous.size === info.size) return previous;
   if (language === 'other' && base !== 'package.json') return { path, language, size: info.size, hash, symbols: [], entryPoints: [] };
   const found = indexSource(path, bytes.toString('utf8'), parseSource ?? (await parser()));
   return { path, language: found.language, size: info.size, hash, symbols: found.symbols, entryPoints: found.entryPoints };
+}
+
+/** A regular file's metadata, and its bytes unless it is too large; read through ./sandbox/pinned, so never through a symlink. */
+function readIndexable(root: string, path: string): { info: Stats; bytes: Buffer | null } | null {
+  try {
+    return withHandle(root, join(root, path), path, (found) => {
+      if (!found?.info.isFile()) return null;
+      const bytes = found.info.size <= INDEX_FILE_MAX_BYTES ? readHeld(found.fd, INDEX_FILE_MAX_BYTES) : null;
+      return { info: found.info, bytes };
+    });
+  } catch {
+    return null;
+  }
 }
 
 const sameFile = (a: IndexedFile | undefined, b: IndexedFile) => a === b || (a !== undefined && a.hash === b.hash && a.size === b.size);

@@ -43,10 +43,24 @@ async function run(args: RunCommandArgs, context: ToolContext, output: CappedOut
     },
   };
   try {
-    return await runSandboxed(request, context.sandbox ?? DEFAULT_SANDBOX_OPTIONS);
+    const result = await runSandboxed(request, context.sandbox ?? DEFAULT_SANDBOX_OPTIONS);
+    if (result.nestedMetadataUnchecked) context.progress('nested repositories past the search bounds were not made read-only');
+    return result;
   } catch (error) {
     throw error instanceof SandboxUnavailableError ? sandboxUnavailable(error) : error;
   }
+}
+
+/** What the sandbox did around the command that the model should know: a wait, and metadata moved aside. */
+function notes(finished: CommandResult): string {
+  const lines: string[] = [];
+  if (finished.queuedMs >= 100) lines.push(`waited ${finished.queuedMs} ms for a free command slot (counted in timeoutMs)`);
+  if (finished.quarantined.length > 0) {
+    lines.push(
+      `note: the command created version-control metadata, which commands may not write (the host would run its hooks and config); moved aside: ${finished.quarantined.join(', ')}`,
+    );
+  }
+  return lines.map((l) => `${l}\n`).join('');
 }
 
 /** Runs one allow-listed executable in the project root, in a sandbox, without a shell; stdout and stderr interleaved and capped. */
@@ -61,6 +75,13 @@ export async function runCommandTool(args: RunCommandArgs, context: ToolContext)
   }
   const output = new CappedOutput(LIMITS.commandOutputBytes);
   const finished = await run(args, context, output);
+  if (finished.neverStarted) {
+    throw new ToolFailureError({
+      kind: 'COMMAND_TIMEOUT',
+      problem: `'${args.command}' never started: for all of its ${args.timeoutMs} ms every command slot of this service was busy, or another command was running in this project`,
+      retry: 'run it again; commands in one project run one at a time, so wait for the other one to finish',
+    });
+  }
   if (finished.spawnError) {
     const missing = finished.spawnError.code === 'ENOENT';
     throw new ToolFailureError({
@@ -81,7 +102,7 @@ export async function runCommandTool(args: RunCommandArgs, context: ToolContext)
   const warning = finished.sandboxed
     ? ''
     : `warning: ran WITHOUT a sandbox (${UNSAFE_OPT_OUT}=1): the command had the service's file-system rights\n`;
-  const details = `${line}\n${warning}${status}\n${output.text()}`;
+  const details = `${line}\n${warning}${notes(finished)}${status}\n${output.text()}`;
   if (finished.exitCode === 0 && !finished.timedOut) return succeeded(details, output.truncated);
   if (finished.timedOut) {
     return failed(

@@ -1,5 +1,17 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -267,6 +279,236 @@ time.sleep(60)`;
     expect(result.ok).toBe(false);
     const size = existsSync(join(root, 'big')) ? statSync(join(root, 'big')).size : 0;
     return { escaped: size > 1024 * 1024, evidence: `big is ${size} bytes; ${result.output.slice(-200)}` };
+  });
+});
+
+/** A repository made on the host, as the user's would be: one commit, so `git log` has something to show. */
+function hostRepo(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.com', ...args], { cwd: dir });
+  git('init', '-q');
+  writeFileSync(join(dir, 'README.md'), 'hello\n');
+  git('add', 'README.md');
+  git('commit', '-q', '-m', 'first commit');
+  return readFileSync(join(dir, '.git', 'config'), 'utf8');
+}
+
+const lexists = (path: string) => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('version-control metadata, which the host executes from', () => {
+  attack('node writes .git/hooks/post-checkout and appends core.fsmonitor to .git/config', async () => {
+    const config = hostRepo(root);
+    const result = await node(
+      `const fs = require("fs"); for (const [f, write] of [[".git/hooks/post-checkout", fs.writeFileSync], [".git/config", fs.appendFileSync]]) { try { write(f, "[core]\\n\\tfsmonitor = touch ../outside/pwned\\n", { mode: 0o755 }); console.log("wrote", f) } catch (e) { console.log(e.code) } }`,
+    );
+    expect(result.output).toContain('EROFS\nEROFS');
+    const escaped = existsSync(join(root, '.git/hooks/post-checkout')) || readFileSync(join(root, '.git/config'), 'utf8') !== config;
+    return { escaped, evidence: result.output };
+  });
+
+  attack('git config core.hooksPath and core.fsmonitor', async () => {
+    const config = hostRepo(root);
+    const hooks = await run('git', ['config', 'core.hooksPath', '/tmp/hooks']);
+    const fsmonitor = await run('git', ['config', 'core.fsmonitor', 'touch ../outside/pwned']);
+    expect([hooks.ok, fsmonitor.ok]).toEqual([false, false]);
+    return { escaped: readFileSync(join(root, '.git/config'), 'utf8') !== config, evidence: `${hooks.output}\n${fsmonitor.output}` };
+  });
+
+  attack('moving .git aside, or deleting its hooks, to plant a new one', async () => {
+    const config = hostRepo(root);
+    const result = await node(
+      `const fs = require("fs"); for (const step of [() => fs.renameSync(".git", "old-git"), () => fs.rmSync(".git/hooks", { recursive: true }), () => fs.rmSync(".git", { recursive: true })]) { try { step(); console.log("done") } catch (e) { console.log(e.code) } }`,
+    );
+    const escaped =
+      !existsSync(join(root, '.git/HEAD')) ||
+      !existsSync(join(root, '.git/hooks')) ||
+      readFileSync(join(root, '.git/config'), 'utf8') !== config;
+    return { escaped, evidence: result.output };
+  });
+
+  attack('git init in a root without a repository, then core.fsmonitor and a hook', async () => {
+    const script = `import subprocess
+subprocess.run(["git", "init", "-q"], check=True)
+subprocess.run(["git", "config", "core.fsmonitor", "touch ../outside/pwned"], check=True)
+open(".git/hooks/post-checkout", "w").write("#!/bin/sh\\ntouch ../outside/pwned\\n")
+print("planted")`;
+    const result = await run('python3', ['-c', script]);
+    expect(result.output).toContain('planted');
+    expect(result.output).toMatch(/moved aside: \.git -> \.stagecraft-quarantine-\w+\/\.git\.quarantined/);
+    // The user's data is kept where they can look at it, under a name git does not look for.
+    const [quarantine] = readdirSync(root).filter((n) => n.startsWith('.stagecraft-quarantine-'));
+    expect(readFileSync(join(root, quarantine, '.git.quarantined/config'), 'utf8')).toContain('fsmonitor');
+    return { escaped: lexists(join(root, '.git')), evidence: result.output };
+  });
+
+  attack('a .git symlink planted in a root without one', async () => {
+    const result = await node('require("fs").symlinkSync("../outside", ".git"); console.log("linked")');
+    expect(result.output).toContain('linked');
+    return { escaped: lexists(join(root, '.git')), evidence: result.output };
+  });
+
+  attack("writing a nested repository's .git/config and a submodule's .git file", async () => {
+    const nested = hostRepo(join(root, 'vendor', 'lib'));
+    mkdirSync(join(root, 'modules', 'child'), { recursive: true });
+    writeFileSync(join(root, 'modules', 'child', '.git'), 'gitdir: ../../.git/modules/child\n');
+    const result = await node(
+      `const fs = require("fs"); for (const [f, write] of [["vendor/lib/.git/config", fs.appendFileSync], ["modules/child/.git", fs.writeFileSync]]) { try { write(f, "gitdir: /tmp/evil\\n[core]\\n\\thooksPath = /tmp\\n"); console.log("wrote", f) } catch (e) { console.log(e.code) } }`,
+    );
+    expect(result.output).toContain('EROFS\nEROFS');
+    const escaped =
+      readFileSync(join(root, 'vendor/lib/.git/config'), 'utf8') !== nested ||
+      readFileSync(join(root, 'modules/child/.git'), 'utf8') !== 'gitdir: ../../.git/modules/child\n';
+    return { escaped, evidence: result.output };
+  });
+
+  attack('a nested repository created by the command', async () => {
+    hostRepo(root);
+    const result = await node(
+      'const fs = require("fs"); fs.mkdirSync("sub/.git/hooks", { recursive: true }); fs.writeFileSync("sub/.git/config", "[core]\\n\\tfsmonitor = touch ../pwned\\n"); console.log("made")',
+    );
+    expect(result.output).toMatch(/moved aside: sub\/\.git -> /);
+    return { escaped: lexists(join(root, 'sub/.git')), evidence: result.output };
+  });
+
+  it('leaves ordinary writes in the root and git reads working', async () => {
+    hostRepo(root);
+    const status = await run('git', ['status', '--short']);
+    const log = await run('git', ['log', '--oneline']);
+    const write = await node('require("fs").mkdirSync("src"); require("fs").writeFileSync("src/new.ts", "export {}\\n")');
+    expect([status.ok, log.ok, write.ok]).toEqual([true, true, true]);
+    expect(log.output).toContain('first commit');
+    expect(readFileSync(join(root, 'src/new.ts'), 'utf8')).toBe('export {}\n');
+    expect((await run('git', ['status', '--short'])).output).toContain('?? src/');
+    expect(readdirSync(root).filter((n) => n.startsWith('.stagecraft-quarantine-'))).toEqual([]);
+  });
+});
+
+const alive = (pid: string) => {
+  try {
+    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Sandboxes alive for a tag, counted on the host: bwrap processes with it whose parent is not one
+ * (bwrap forks itself inside). Reading /proc is no snapshot, so a sandbox counted early in the pass
+ * must still be alive at its end, or one that ended and the one that took its slot both count.
+ */
+function liveSandboxes(tagged: string): number {
+  const bwraps = new Map<string, string>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!argv[0].endsWith('bwrap') || !argv.includes(tagged)) continue;
+      bwraps.set(pid, /^\d+ \(.*\) \S+ (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '');
+    } catch {
+      // Exited while being read.
+    }
+  }
+  return [...bwraps].filter(([pid, ppid]) => !bwraps.has(ppid) && alive(pid)).length;
+}
+
+describe('sandbox limits', () => {
+  attack(
+    'filling /tmp and /dev/shm with 3 GB',
+    async () => {
+      const script = `import os
+for target in ("/tmp/fill", "/dev/shm/fill"):
+    written = 0
+    try:
+        with open(target, "wb") as f:
+            chunk = b"0" * (1024 * 1024)
+            while written < 3 * 1024:
+                f.write(chunk)
+                f.flush()
+                written += 1
+    except OSError as e:
+        print(target, "stopped:", e.strerror)
+    print(target, written, "MiB")
+    os.remove(target)`;
+      const result = await run('python3', ['-c', script], {}, 60_000);
+      const written = [...result.output.matchAll(/(\d+) MiB/g)].map((m) => Number(m[1]));
+      expect(written).toHaveLength(2);
+      expect(result.output).toContain('No space left on device');
+      return { escaped: written.some((mib) => mib > DEFAULT_SANDBOX_OPTIONS.limits.tmpBytes / 1024 / 1024), evidence: result.output };
+    },
+    60_000,
+  );
+
+  attack(
+    '40 concurrent run_commands',
+    async () => {
+      const cap = 4;
+      const options: SandboxOptions = { ...DEFAULT_SANDBOX_OPTIONS, concurrency: cap };
+      const roots = Array.from({ length: 40 }, (_, i) => join(parent, `p${i}`));
+      roots.forEach((r) => mkdirSync(r));
+      let most = 0;
+      let polling = true;
+      const poll = (async () => {
+        while (polling) {
+          most = Math.max(most, liveSandboxes(`stagecraft-span-${tag}`));
+          await sleep(10);
+        }
+      })();
+      const script = `const s = Date.now(); setTimeout(() => require("fs").writeFileSync("span", JSON.stringify([s, Date.now()])), 300)`;
+      const results = await Promise.all(
+        roots.map((r) =>
+          executeTool(
+            'run_command',
+            { command: 'node', args: ['-e', script, `stagecraft-span-${tag}`], timeoutMs: 60_000 },
+            { ...context, root: r, sandbox: options },
+          ),
+        ),
+      );
+      polling = false;
+      await poll;
+      expect(results.filter((r) => r.ok)).toHaveLength(40);
+      expect(results.filter((r) => r.output.includes('for a free command slot (counted in timeoutMs)')).length).toBeGreaterThan(0);
+      // Inside: the most commands whose lifetimes overlap, from what each recorded.
+      const spans = roots.map((r) => JSON.parse(readFileSync(join(r, 'span'), 'utf8')) as [number, number]);
+      const overlapping = Math.max(...spans.map(([start]) => spans.filter(([s, e]) => s <= start && start < e).length));
+      const evidence = `40 commands: at most ${overlapping} overlapped (recorded inside), ${most} sandboxes alive at once (counted on the host); cap ${cap}`;
+      console.log(evidence);
+      return { escaped: overlapping > cap || most > cap, evidence };
+    },
+    120_000,
+  );
+
+  attack('a queued call whose time runs out leaves the queue and never runs', async () => {
+    const options: SandboxOptions = { ...DEFAULT_SANDBOX_OPTIONS, concurrency: 1 };
+    const [first, second] = [join(parent, 'first'), join(parent, 'second')];
+    [first, second].forEach((r) => mkdirSync(r));
+    const long = run('node', ['-e', 'setTimeout(() => {}, 1500)'], { root: first, sandbox: options });
+    await sleep(200);
+    const queued = await run('node', ['-e', 'require("fs").writeFileSync("ran", "")'], { root: second, sandbox: options }, 300);
+    expect(queued.output).toMatch(/^tool_error: COMMAND_TIMEOUT\nproblem: 'node' never started/);
+    expect((await long).ok).toBe(true);
+    // The slot freed by the first call goes to the next caller, not to the one that left.
+    const next = await run('node', ['-e', 'console.log("next")'], { root: second, sandbox: options });
+    expect(next.output).toContain('next');
+    return { escaped: existsSync(join(second, 'ran')), evidence: queued.output };
+  });
+
+  it('runs the commands of one project one at a time', async () => {
+    const script = `const s = Date.now(); setTimeout(() => require("fs").appendFileSync("spans", JSON.stringify([s, Date.now()]) + "\\n"), 200)`;
+    const results = await Promise.all([1, 2, 3].map(() => node(script)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    const spans = readFileSync(join(root, 'spans'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as [number, number]);
+    spans.sort((a, b) => a[0] - b[0]);
+    expect(spans).toHaveLength(3);
+    for (let i = 1; i < spans.length; i += 1) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);
   });
 });
 

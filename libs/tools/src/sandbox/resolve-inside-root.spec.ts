@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StagecraftError } from '@stagecraft/contracts';
-import { displayPath, isInside, resolveInsideRoot } from './resolve-inside-root';
+import { displayPath, isInside, resolveInsideRoot, resolveWritableInsideRoot, touchesVcsMetadata } from './resolve-inside-root';
 
 let base: string;
 let root: string;
@@ -80,6 +80,34 @@ describe('resolveInsideRoot', () => {
   it('works when the root itself is reached through a symlink', async () => {
     symlinkSync(root, join(base, 'root-link'));
     await expect(resolveInsideRoot(join(base, 'root-link'), 'src/a.ts')).resolves.toBe(join(root, 'src', 'a.ts'));
+  });
+});
+
+describe('resolveWritableInsideRoot', () => {
+  it('refuses version-control metadata with the structured FORBIDDEN_PATH of every path refusal', async () => {
+    mkdirSync(join(root, '.git'));
+    symlinkSync(join(root, '.git'), join(root, 'g'));
+    for (const path of ['.git/config', '.Git/HEAD', 'a/b/.hg/store', 'x/.SVN', 'g/hooks/post-checkout']) {
+      const error = await resolveWritableInsideRoot(root, path).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StagecraftError);
+      expect(error).toMatchObject({
+        code: 'FORBIDDEN_PATH',
+        message: `path '${path}' is not allowed: version-control metadata (.git, .hg, .svn) is read-only to the file tools`,
+        issues: [{ path: ['path'], message: 'version-control metadata (.git, .hg, .svn) is read-only to the file tools' }],
+      });
+    }
+    await expect(resolveWritableInsideRoot(root, 'src/.gitignore')).resolves.toBe(join(root, 'src', '.gitignore'));
+    // Every other refusal stays as resolveInsideRoot answers it.
+    await expect(resolveWritableInsideRoot(root, '../outside/x')).rejects.toMatchObject({ code: 'FORBIDDEN_PATH' });
+  });
+
+  it('matches whole path components only', () => {
+    expect(touchesVcsMetadata('sub\\.git\\config')).toBe(true);
+    expect(touchesVcsMetadata('.github/x')).toBe(false);
+    expect(touchesVcsMetadata('x.git/y')).toBe(false);
   });
 });
 

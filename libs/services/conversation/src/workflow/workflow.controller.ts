@@ -12,6 +12,7 @@ import {
   WorkflowStep,
 } from '@stagecraft/contracts';
 import { Handles } from '@stagecraft/service-shell';
+import { withinProjectRoots } from '@stagecraft/memory';
 import { checkProjectRoot } from '@stagecraft/tools';
 import { ParsedWorkflowStart, workflowView } from '@stagecraft/workflows';
 import type { z } from 'zod';
@@ -53,7 +54,9 @@ export class WorkflowController {
   @Handles('workflow.get')
   async get(@Payload() request: WorkflowGetRequest): Promise<WorkflowGetReply> {
     const log = await WorkflowLog.open(this.ports, request.workflowId);
-    if (log.state.status === 'new') throw new StagecraftError('NOT_FOUND', `no workflow ${request.workflowId}`);
+    // A workflow of a project this deployment does not serve is answered as one that does not exist.
+    if (log.state.status === 'new' || !withinProjectRoots(log.state.start.projectRoot, this.ports.projectRoots))
+      throw new StagecraftError('NOT_FOUND', `no workflow ${request.workflowId}`);
     return workflowView(log.state);
   }
 
@@ -80,13 +83,15 @@ export async function answerWorkflowApproval(ports: DriverPorts, request: Approv
   const log = await WorkflowLog.open(ports, request.id);
   const state = log.state;
   if (state.status === 'new') return null;
-  const pending = state.pendingApproval;
+  if (!withinProjectRoots(state.start.projectRoot, ports.projectRoots))
+    throw new StagecraftError('NOT_FOUND', `no run or workflow ${request.id}`);
+  // The decider refuses an approval id that is not the pending one, before anything is appended.
   await log.decide({
     type: 'ApprovalAnswered',
-    ...(request.approvalId ? { approvalId: request.approvalId } : {}),
+    approvalId: request.approvalId,
     decision: request.decision,
     ...(request.reason ? { reason: request.reason } : {}),
     at: ports.clock().toISOString(),
   });
-  return { id: request.id, target: 'workflow', approvalId: pending?.approvalId ?? request.approvalId ?? '', decision: request.decision };
+  return { id: request.id, target: 'workflow', approvalId: request.approvalId, decision: request.decision };
 }
