@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { parseDocument, isMap, isScalar } from 'yaml';
 import { SERVICE_NAMES } from '@stagecraft/contracts';
 import { gatewayConfigFromEnv } from '@stagecraft/model-gateway';
+import { subjectMatches } from '@stagecraft/messaging';
 import { DEFAULT_SANDBOX_OPTIONS, sandboxOptionsFromEnv } from '@stagecraft/sandbox';
 import { loadShellConfig } from '@stagecraft/service-shell';
 import { memoryConfigFromEnv } from '@stagecraft/memory-service';
@@ -601,6 +602,13 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
   /** The text of a role's block `NAME = { … }`, up to its closing brace at the start of a line. */
   const roleBlock = (role: string) => new RegExp(`^${role} = \\{([\\s\\S]*?)^\\}`, 'm').exec(code)?.[1] ?? '';
   const passwordVariables = users.map((u) => u.variable);
+  /** The subjects of a role's `publish` or `subscribe` `allow` or `deny` list. */
+  const listOf = (role: string, direction: 'publish' | 'subscribe', kind: 'allow' | 'deny'): string[] => {
+    const section = new RegExp(`${direction}:\\s*\\{([\\s\\S]*?)\\n\\s*\\}|${direction}:\\s*\\{([^\\n]*)\\}`).exec(roleBlock(role));
+    const body = section?.[1] ?? section?.[2] ?? '';
+    const list = new RegExp(`${kind}:\\s*(\\[[^\\]]*\\]|"[^"]*")`).exec(body)?.[1] ?? '';
+    return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  };
 
   it('has one user per service and one for clients, each with a password from the environment and its own permissions', () => {
     expect(sorted(users.map((u) => u.user))).toEqual(sorted([...APPS, 'clients']));
@@ -614,30 +622,42 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
     expect(code).not.toMatch(/no_auth_user/);
     expect(code).not.toMatch(/password:\s*["']?[^$\s]/);
     for (const { role } of users) {
-      const block = roleBlock(role);
       // Without a publish section a user may publish anything; without a subscribe allow-list, subscribe to anything.
-      expect([role, /publish:\s*\{\s*(allow|deny):/.test(block)]).toEqual([role, true]);
-      const subscribe = /subscribe:\s*\{\s*allow:\s*\[([^\]]*)\]/.exec(block)?.[1] ?? '';
-      const patterns = [...subscribe.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+      expect([role, listOf(role, 'publish', 'allow').length + listOf(role, 'publish', 'deny').length > 0]).toEqual([role, true]);
+      const patterns = listOf(role, 'subscribe', 'allow');
       expect([role, patterns.length > 0]).toEqual([role, true]);
-      // `>` only under the role's own inbox; nothing starts with a wildcard.
-      expect([role, patterns.filter((p) => (p.endsWith('>') && !p.startsWith('_INBOX_')) || /^[*>]/.test(p))]).toEqual([role, []]);
+      // `>` only under the role's own inbox and the feeds whose ids may hold dots (run.>, and tool.> without
+      // tool.execute); nothing starts with a wildcard.
+      const denied = listOf(role, 'subscribe', 'deny');
+      const wide = patterns.filter(
+        (p) =>
+          /^[*>]/.test(p) ||
+          (p.endsWith('>') &&
+            !p.startsWith('_INBOX_') &&
+            p !== 'stagecraft.run.>' &&
+            !(p === 'stagecraft.tool.>' && denied.includes('stagecraft.tool.execute'))),
+      );
+      expect([role, wide]).toEqual([role, []]);
     }
     // Each role reads only its own inbox: with one shared `_INBOX` any member could read every reply.
     for (const { user, role } of users) expect(roleBlock(role)).toContain(`"_INBOX_${user}.>"`);
   });
 
   it('keeps the services\u2019 internal subjects from clients', () => {
-    const clients = roleBlock('CLIENTS');
+    const clients = listOf('CLIENTS', 'publish', 'allow');
     for (const subject of ['tool.execute', 'memory.recall', 'memory.retain', 'memory.history.get', 'prompt.assemble', 'policy.decide'])
-      expect([subject, clients.includes(`"stagecraft.${subject}"`)]).toEqual([subject, false]);
-    for (const subject of ['conversation.send', 'approval.answer', 'runs.list', 'workflow.start', 'workflow.get'])
-      expect([subject, clients.includes(`"stagecraft.${subject}"`)]).toEqual([subject, true]);
+      expect([subject, clients.filter((p) => subjectMatches(p, `stagecraft.${subject}`))]).toEqual([subject, []]);
+    for (const subject of ['conversation.send', 'approval.answer', 'runs.list', 'workflow.start', 'workflow.get', 'memory.health'])
+      expect([subject, clients.some((p) => subjectMatches(p, `stagecraft.${subject}`))]).toEqual([subject, true]);
+    expect(listOf('CLIENTS', 'subscribe', 'deny')).toContain('stagecraft.tool.execute');
   });
 
   it('is accepted by nats-server with every password set, and refused without them', () => {
     const test = (env: Record<string, string>) =>
-      spawnSync('nats-server', ['-c', join(repoRoot, confPath), '-t'], { env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8' });
+      spawnSync('nats-server', ['-c', join(repoRoot, confPath), '-t'], {
+        env: { PATH: process.env['PATH'] ?? '', ...env },
+        encoding: 'utf8',
+      });
     const probe = test({});
     if (probe.error) return; // no nats-server here: the e2e suites, which start it with this file, still check it
     expect(probe.status).not.toBe(0);
@@ -657,7 +677,11 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
     for (const app of APPS) {
       const env = services[app]['environment'] as Record<string, string>;
       const variable = `NATS_${app.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
-      expect([app, env['NATS_USER'], env['NATS_PASSWORD']]).toEqual([app, app, expect.stringMatching(new RegExp(`^\\$\\{${variable}:\\?`))]);
+      expect([app, env['NATS_USER'], env['NATS_PASSWORD']]).toEqual([
+        app,
+        app,
+        expect.stringMatching(new RegExp(`^\\$\\{${variable}:\\?`)),
+      ]);
     }
   });
 
@@ -665,7 +689,9 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
     const component = readManifests(join(k8sRoot, 'infra/kustomization.yaml'))[0];
     const generated = (component['configMapGenerator'] as Manifest[]).find((g) => g['name'] === 'nats-config');
     expect(generated?.['files']).toEqual(['nats.conf']);
-    const set = kustomizationObjects(join(k8sRoot, 'infra')).find((o) => o['kind'] === 'StatefulSet' && o['metadata']['name'] === 'nats') as Manifest;
+    const set = kustomizationObjects(join(k8sRoot, 'infra')).find(
+      (o) => o['kind'] === 'StatefulSet' && o['metadata']['name'] === 'nats',
+    ) as Manifest;
     const pod = set['spec']['template']['spec'];
     const container = pod['containers'][0];
     const args = container['args'] as string[];

@@ -19,7 +19,8 @@ function measure(value: unknown, depth = 0): { depth: number; values: number; it
 /** Values whose strings hold what a scanner could mistake for structure: brackets, commas, quotes, backslashes. */
 function randomValue(next: () => number, depth = 0): unknown {
   const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)];
-  const text = () => Array.from({ length: Math.floor(next() * 8) }, () => pick(['a', '"', '\\', '[', ']', '{', '}', ',', ':', '\\"', '😀'])).join('');
+  const text = () =>
+    Array.from({ length: Math.floor(next() * 8) }, () => pick(['a', '"', '\\', '[', ']', '{', '}', ',', ':', '\\"', '😀'])).join('');
   switch (depth > 5 ? 0 : Math.floor(next() * 3)) {
     case 0:
       return pick([text(), 1.5, -0, true, null, 12e30]);
@@ -86,7 +87,10 @@ describe('structure limits before parsing (text lane) and before validation (val
     expect(fromText?.path).toEqual(['arguments', ...Array(63).fill('a')]);
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
-    expect(refusal(() => checkValue({ arguments: deep }, DEFAULT_STRUCTURE_LIMITS))).toMatchObject({ code: 'LIMIT_EXCEEDED', message: 'too_deep' });
+    expect(refusal(() => checkValue({ arguments: deep }, DEFAULT_STRUCTURE_LIMITS))).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'too_deep',
+    });
   });
 
   it('counts many values spread over small arrays, and keys escaped in every way', () => {
@@ -98,7 +102,8 @@ describe('structure limits before parsing (text lane) and before validation (val
   });
 
   it('leaves invalid JSON to JSON.parse: an unterminated string or stray closers do not throw here', () => {
-    for (const text of ['"open', ']]]}}', '{"a":[1,2', '\\', '']) expect(refusal(() => checkJsonText(text, DEFAULT_STRUCTURE_LIMITS))).toBeNull();
+    for (const text of ['"open', ']]]}}', '{"a":[1,2', '\\', ''])
+      expect(refusal(() => checkJsonText(text, DEFAULT_STRUCTURE_LIMITS))).toBeNull();
   });
 });
 
@@ -120,7 +125,10 @@ describe('tool.execute arguments (bounded by the contract, so nothing deep is re
     for (let i = 0; i < 16; i++) deep = { a: deep };
     const refused = ToolExecuteRequest.safeParse(request({ path: 'x', deep }));
     expect(refused.success).toBe(false);
-    expect(refused.error?.issues[0]).toMatchObject({ path: ['arguments', 'deep', ...Array(15).fill('a')], message: 'nested more than 16 levels deep' });
+    expect(refused.error?.issues[0]).toMatchObject({
+      path: ['arguments', 'deep', ...Array(15).fill('a')],
+      message: 'nested more than 16 levels deep',
+    });
     const wide = ToolExecuteRequest.safeParse(request({ lists: Array.from({ length: 3 }, () => Array(4_000).fill(0)) }));
     expect(wide.error?.issues[0].message).toBe('more than 10,000 values in all');
   });

@@ -1,4 +1,4 @@
-import { ErrorIssue, StagecraftError, StructureExcess, StructureLimits, structureExcess, structureIssue } from '@stagecraft/contracts';
+import { ErrorIssue, StagecraftError, StructureLimits, structureExcess, structureIssue } from '@stagecraft/contracts';
 
 /**
  * Bytes are bounded by the transport (`maxPayload`); these bound what the bytes of a request can turn
@@ -39,25 +39,35 @@ function stringEnd(text: string, open: number): number {
   return text.length;
 }
 
+/** Per open container: is it an object, how many items so far, where its current key starts. Reused: scans never overlap. */
+let open = { isObject: new Uint8Array(65), items: new Uint32Array(65), keyAt: new Int32Array(65) };
+type OpenContainers = typeof open;
+
+function openContainers(maxDepth: number): OpenContainers {
+  if (open.items.length <= maxDepth) {
+    const size = maxDepth + 1;
+    open = { isObject: new Uint8Array(size), items: new Uint32Array(size), keyAt: new Int32Array(size) };
+  }
+  return open;
+}
+
 /**
  * Refuses JSON text whose structure is over `limits`, before `JSON.parse` builds any of it: one pass
- * over the characters (strings skipped with `indexOf`), a few typed arrays as deep as the limit, no
- * other allocation. Counts follow the JSON grammar for every valid prefix, and `JSON.parse` stops at
- * its first error, so whatever it would build is within these counts. Invalid JSON is left to it.
+ * over the characters (strings skipped with `indexOf`), nothing allocated. Counts follow the JSON
+ * grammar for every valid prefix, and `JSON.parse` stops at its first error, so whatever it would
+ * build is within these counts. Invalid JSON is left to it.
  */
 export function checkJsonText(text: string, limits: StructureLimits, what = 'request'): void {
-  const { maxDepth, maxValues, maxItems } = limits;
-  // Per open container: is it an object, how many items so far, where its current key starts.
-  const isObject = new Uint8Array(maxDepth + 1);
-  const items = new Uint32Array(maxDepth + 1);
-  const keyAt = new Int32Array(maxDepth + 1);
+  const containers = openContainers(limits.maxDepth);
+  const stopped = scan(text, limits, containers);
+  if (stopped) throw new StructureLimitError(what, structureIssue(stopped.excess, limits, textPath(text, stopped.depth, containers)));
+}
+
+function scan(text: string, { maxDepth, maxValues, maxItems }: StructureLimits, { isObject, items, keyAt }: OpenContainers) {
   let depth = 0;
   let values = 1;
   let fresh = false; // just opened a container: the next token is its first item, or its end
   let expectKey = false;
-  const fail = (excess: StructureExcess): never => {
-    throw new StructureLimitError(what, structureIssue(excess, limits, textPath(text, depth, isObject, items, keyAt)));
-  };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (isSpace(c)) continue;
@@ -65,8 +75,8 @@ export function checkJsonText(text: string, limits: StructureLimits, what = 'req
       fresh = false;
       if (c !== CLOSE_ARRAY && c !== CLOSE_OBJECT) {
         items[depth] = 1;
-        if (items[depth] > maxItems) fail('items');
-        if (++values > maxValues) fail('values');
+        if (maxItems < 1) return { excess: 'items' as const, depth };
+        if (++values > maxValues) return { excess: 'values' as const, depth };
       }
     }
     switch (c) {
@@ -77,10 +87,8 @@ export function checkJsonText(text: string, limits: StructureLimits, what = 'req
         break;
       case OPEN_ARRAY:
       case OPEN_OBJECT:
-        if (++depth > maxDepth) {
-          depth--;
-          fail('depth');
-        }
+        if (depth === maxDepth) return { excess: 'depth' as const, depth };
+        depth++;
         isObject[depth] = c === OPEN_OBJECT ? 1 : 0;
         items[depth] = 0;
         keyAt[depth] = -1;
@@ -94,9 +102,8 @@ export function checkJsonText(text: string, limits: StructureLimits, what = 'req
         break;
       case COMMA:
         if (depth === 0) break;
-        items[depth]++;
-        if (items[depth] > maxItems) fail('items');
-        if (++values > maxValues) fail('values');
+        if (++items[depth] > maxItems) return { excess: 'items' as const, depth };
+        if (++values > maxValues) return { excess: 'values' as const, depth };
         expectKey = isObject[depth] === 1;
         break;
       case COLON:
@@ -104,10 +111,11 @@ export function checkJsonText(text: string, limits: StructureLimits, what = 'req
         break;
     }
   }
+  return null;
 }
 
 /** The path to where the scan stopped, built only for the refusal (keys are parsed from their text). */
-function textPath(text: string, depth: number, isObject: Uint8Array, items: Uint32Array, keyAt: Int32Array): Path {
+function textPath(text: string, depth: number, { isObject, items, keyAt }: OpenContainers): Path {
   const path: Path = [];
   for (let level = 1; level <= depth; level++) {
     if (isObject[level] === 0) path.push(Math.max(0, items[level] - 1));

@@ -59,7 +59,8 @@ function mapRequestError(subject: string, timeoutMs: number, error: unknown): un
   if (cause instanceof NatsNoResponders || (error instanceof RequestError && error.isNoResponders())) {
     return new NoRespondersError(subject, { cause: error });
   }
-  if (cause instanceof PermissionViolationError || error instanceof PermissionViolationError) return new NotPermittedError(subject, { cause: error });
+  if (cause instanceof PermissionViolationError || error instanceof PermissionViolationError)
+    return new NotPermittedError(subject, { cause: error });
   if (cause instanceof TimeoutError || error instanceof TimeoutError) return new RequestTimeoutError(subject, timeoutMs, { cause: error });
   return error;
 }
@@ -164,4 +165,3 @@ export async function connectNatsBus(
   });
   return createNatsBus(nc, { ...options, ownsConnection: true });
 }
-

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { nkeys } from '@nats-io/transport-node';
 import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
 import { MessageBus } from './bus';
+import { NotPermittedError } from './errors';
 import { natsTargetFromEnv } from './nats-connect-options';
 import { connectNatsBus } from './nats-bus';
 
@@ -54,11 +55,36 @@ describe('signing in to a nats-server that wants an identity', () => {
     expect(await refusal(`nats://127.0.0.1:${server.port}`)).toMatch(/Authorization Violation/i);
   });
 
+  it('a request the server refuses by permissions fails at once as NotPermittedError, not as a timeout', async () => {
+    const server = await serverWith(
+      'permissions',
+      `authorization { users = [ { user: narrow, password: pw, permissions: { publish: { allow: ["allowed"] }, subscribe: { allow: ["_INBOX_narrow.>"] } } } ] }`,
+    );
+    const bus = await connectNatsBus(`nats://narrow:pw@127.0.0.1:${server.port}`, 'narrow');
+    buses.push(bus);
+    const refused = await bus.request('forbidden', '{}', { timeoutMs: 60_000 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(NotPermittedError);
+    expect(refused).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('does not permit this client to publish to forbidden'),
+    });
+    // Its own inbox is the one the role allows: a permitted request with no responder is told so, not refused.
+    await expect(bus.request('allowed', '{}', { timeoutMs: 60_000 })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      name: 'NoRespondersError',
+    });
+  });
+
   it('honours NATS_TOKEN, and a token in NATS_URL', async () => {
     const server = await serverWith('token', `authorization { token: "t0ken-of-trust" }`);
     expect(await roundTrip(natsTargetFromEnv(`nats://127.0.0.1:${server.port}`, { NATS_TOKEN: 't0ken-of-trust' }))).toBe('echo hi');
     expect(await roundTrip(`nats://t0ken-of-trust@127.0.0.1:${server.port}`)).toBe('echo hi');
-    expect(await refusal(natsTargetFromEnv(`nats://127.0.0.1:${server.port}`, { NATS_TOKEN: 'other' }))).toMatch(/Authorization Violation/i);
+    expect(await refusal(natsTargetFromEnv(`nats://127.0.0.1:${server.port}`, { NATS_TOKEN: 'other' }))).toMatch(
+      /Authorization Violation/i,
+    );
   });
 
   it('honours NATS_NKEY_SEED, as the seed or as a file holding it', async () => {
@@ -77,14 +103,44 @@ describe('signing in to a nats-server that wants an identity', () => {
   it('honours NATS_TLS_CA, NATS_TLS_CERT and NATS_TLS_KEY against a server that verifies client certificates', async () => {
     const pem = (name: string) => join(dir, name);
     const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=test-ca', '-keyout', pem('ca.key'), '-out', pem('ca.pem'));
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=test-ca',
+      '-keyout',
+      pem('ca.key'),
+      '-out',
+      pem('ca.pem'),
+    );
     for (const [name, ext] of [
       ['server', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
       ['client', 'extendedKeyUsage=clientAuth'],
     ]) {
       openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${name}`, '-keyout', pem(`${name}.key`), '-out', pem(`${name}.csr`));
       writeFileSync(pem(`${name}.ext`), `${ext}\n`);
-      openssl('x509', '-req', '-in', pem(`${name}.csr`), '-CA', pem('ca.pem'), '-CAkey', pem('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', pem(`${name}.ext`), '-out', pem(`${name}.pem`));
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        pem(`${name}.csr`),
+        '-CA',
+        pem('ca.pem'),
+        '-CAkey',
+        pem('ca.key'),
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        pem(`${name}.ext`),
+        '-out',
+        pem(`${name}.pem`),
+      );
     }
     const server = await serverWith(
       'tls',
@@ -95,6 +151,8 @@ describe('signing in to a nats-server that wants an identity', () => {
     expect(await roundTrip(natsTargetFromEnv(url, env))).toBe('echo hi');
     // Without a client certificate the server ends the handshake; without the CA the client refuses the server.
     expect(await refusal(natsTargetFromEnv(url, { NATS_TLS_CA: pem('ca.pem') }))).not.toBe('connected');
-    expect(await refusal(natsTargetFromEnv(url, { NATS_TLS_CERT: pem('client.pem'), NATS_TLS_KEY: pem('client.key') }))).not.toBe('connected');
+    expect(await refusal(natsTargetFromEnv(url, { NATS_TLS_CERT: pem('client.pem'), NATS_TLS_KEY: pem('client.key') }))).not.toBe(
+      'connected',
+    );
   });
 });

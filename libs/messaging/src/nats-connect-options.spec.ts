@@ -5,7 +5,11 @@ import { natsConnectOptions, natsTargetFromEnv, splitNatsUrl } from './nats-conn
 
 describe('splitNatsUrl', () => {
   it('takes credentials out of the addresses', () => {
-    expect(splitNatsUrl('nats://u:p%40ss@a:4222,nats://u:p%40ss@b:4222')).toEqual({ servers: 'nats://a:4222,nats://b:4222', user: 'u', pass: 'p@ss' });
+    expect(splitNatsUrl('nats://u:p%40ss@a:4222,nats://u:p%40ss@b:4222')).toEqual({
+      servers: 'nats://a:4222,nats://b:4222',
+      user: 'u',
+      pass: 'p@ss',
+    });
     expect(splitNatsUrl('tls://tok@a:4222')).toEqual({ servers: 'tls://a:4222', token: 'tok' });
     expect(splitNatsUrl('nats://a:4222')).toEqual({ servers: 'nats://a:4222' });
   });
@@ -38,7 +42,10 @@ describe('natsTargetFromEnv', () => {
     [{ NATS_NKEY_SEED: '/nonexistent/seed' }, /invalid configuration: NATS_NKEY_SEED: cannot read/],
     [{ NATS_NKEY_SEED: 'SUNOTASEED' }, /invalid configuration: NATS_NKEY_SEED: not an nkey user seed/],
     [{ NATS_USER: 'qa' }, /invalid configuration: NATS_PASSWORD: a user needs a password/],
-    [{ NATS_TOKEN: 't', NATS_USER: 'qa', NATS_PASSWORD: 'pw' }, /invalid configuration: NATS_USER: one way of signing in, not NATS_USER and NATS_TOKEN/],
+    [
+      { NATS_TOKEN: 't', NATS_USER: 'qa', NATS_PASSWORD: 'pw' },
+      /invalid configuration: NATS_USER: one way of signing in, not NATS_USER and NATS_TOKEN/,
+    ],
     [{ NATS_INBOX_PREFIX: 'has space' }, /invalid configuration: NATS_INBOX_PREFIX/],
   ])('names the variable of a bad setting: %j', (env, message) => {
     expect(() => natsTargetFromEnv('nats://h:4222', env)).toThrow(message);

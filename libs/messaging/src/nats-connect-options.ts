@@ -89,7 +89,8 @@ export function natsTargetFromEnv(
 
   const user = get('NATS_USER') ?? inUrl.user;
   const pass = get('NATS_PASSWORD') ?? inUrl.pass;
-  if ((user === undefined) !== (pass === undefined)) throw invalid(user === undefined ? 'NATS_USER' : 'NATS_PASSWORD', 'a user needs a password, and a password a user');
+  if ((user === undefined) !== (pass === undefined))
+    throw invalid(user === undefined ? 'NATS_USER' : 'NATS_PASSWORD', 'a user needs a password, and a password a user');
   if (user !== undefined) {
     Object.assign(auth, { user, pass });
     ways.push(get('NATS_USER') ? 'NATS_USER' : 'a user in NATS_URL');
@@ -118,7 +119,8 @@ export function natsTargetFromEnv(
     auth.nkeySeed = new TextEncoder().encode(text);
     ways.push('NATS_NKEY_SEED');
   }
-  if (ways.length > 1) throw invalid(ways.find((w) => w.startsWith('NATS_')) ?? 'NATS_URL', `one way of signing in, not ${ways.join(' and ')}`);
+  if (ways.length > 1)
+    throw invalid(ways.find((w) => w.startsWith('NATS_')) ?? 'NATS_URL', `one way of signing in, not ${ways.join(' and ')}`);
 
   const pem = (name: string) => {
     const path = get(name);
@@ -127,13 +129,18 @@ export function natsTargetFromEnv(
   const ca = pem('NATS_TLS_CA');
   const cert = pem('NATS_TLS_CERT');
   const key = pem('NATS_TLS_KEY');
-  if ((cert === undefined) !== (key === undefined)) throw invalid(cert === undefined ? 'NATS_TLS_CERT' : 'NATS_TLS_KEY', 'a client certificate needs its key, and a key its certificate');
+  if ((cert === undefined) !== (key === undefined))
+    throw invalid(cert === undefined ? 'NATS_TLS_CERT' : 'NATS_TLS_KEY', 'a client certificate needs its key, and a key its certificate');
   if (ca !== undefined || cert !== undefined) auth.tls = { ca, cert, key };
 
   // A role's replies come under its own prefix: with one `_INBOX` for all, any member could read them all.
   const inboxPrefix = get('NATS_INBOX_PREFIX') ?? (user !== undefined ? `_INBOX_${user}` : undefined);
   if (inboxPrefix !== undefined) {
-    if (!INBOX.test(inboxPrefix)) throw invalid(get('NATS_INBOX_PREFIX') ? 'NATS_INBOX_PREFIX' : 'NATS_USER', `"${inboxPrefix}" is not a subject prefix (letters, digits, "_", "-", dots)`);
+    if (!INBOX.test(inboxPrefix))
+      throw invalid(
+        get('NATS_INBOX_PREFIX') ? 'NATS_INBOX_PREFIX' : 'NATS_USER',
+        `"${inboxPrefix}" is not a subject prefix (letters, digits, "_", "-", dots)`,
+      );
     auth.inboxPrefix = inboxPrefix;
   }
   return { servers, auth };

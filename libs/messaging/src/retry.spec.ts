@@ -22,16 +22,21 @@ describe('requestRetrying (asking again while a service restarts)', () => {
     const bus = createInprocBus();
     const requester = createRequester(bus, { prefix, newId });
     const retries: [number, string][] = [];
-    const reply = await requestRetrying(requester, 'policy.health', {}, {
-      policy,
-      giveUpAt: Infinity,
-      now: () => 0,
-      onRetry: (attempt, code) => {
-        retries.push([attempt, code]);
-        // The service is back after the third failed attempt.
-        if (attempt === 3) serveRequests(bus, { 'policy.health': async () => health }, { prefix, newId });
+    const reply = await requestRetrying(
+      requester,
+      'policy.health',
+      {},
+      {
+        policy,
+        giveUpAt: Infinity,
+        now: () => 0,
+        onRetry: (attempt, code) => {
+          retries.push([attempt, code]);
+          // The service is back after the third failed attempt.
+          if (attempt === 3) serveRequests(bus, { 'policy.health': async () => health }, { prefix, newId });
+        },
       },
-    });
+    );
     expect(reply).toMatchObject({ service: 'policy', status: 'ok' });
     expect(retries).toEqual([
       [1, 'UNAVAILABLE'],
@@ -46,7 +51,12 @@ describe('requestRetrying (asking again while a service restarts)', () => {
     const requester = createRequester(bus, { prefix, newId });
     let clock = 0;
     const attempts: number[] = [];
-    const failed = requestRetrying(requester, 'policy.health', {}, { policy, giveUpAt: 2, now: () => clock++, onRetry: (n) => attempts.push(n) });
+    const failed = requestRetrying(
+      requester,
+      'policy.health',
+      {},
+      { policy, giveUpAt: 2, now: () => clock++, onRetry: (n) => attempts.push(n) },
+    );
     await expect(failed).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(attempts).toEqual([1, 2, 3]);
 

@@ -67,7 +67,8 @@ export function awaitedCall(batch: Batch, approvalId: string): OpenToolCall {
   if (!pending || pending.approvalId !== approvalId)
     throw new StagecraftError(
       'CONFLICT',
-      pending ? `run waits for approval ${pending.approvalId}, not ${approvalId}` : `no approval ${approvalId} is pending`,
+      // The waiting id is never echoed: whoever answers must already know it (the run's own client does).
+      pending ? `approval ${approvalId} is not the one this run waits for` : `no approval ${approvalId} is pending`,
     );
   const step = batch.inStage.current.step;
   const call = step.kind === 'tools' ? step.open.find((c) => c.callId === pending.callId) : undefined;

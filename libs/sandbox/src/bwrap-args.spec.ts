@@ -10,7 +10,7 @@ const plan = {
   home: '/tmp/sandbox-home',
   network: false,
   env: { PATH: '/usr/bin', HOME: '/tmp/sandbox-home' },
-  tmpBytes: 64 * 1024 * 1024,
+  tmpBytes: 256 * 1024 * 1024,
   readOnly: [
     { path: '/work/project/.git', fd: 4 },
     { path: '/work/project/vendor/lib/.git', fd: 5 },
@@ -47,8 +47,8 @@ describe('bwrapArgs', () => {
     }
   });
 
-  it('gives /tmp and /dev/shm a size and leaves no other tmpfs writable', () => {
-    expect(has(argv, '--size', String(64 * 1024 * 1024), '--tmpfs', '/tmp')).toBe(true);
+  it('gives /tmp and /dev/shm (at most 64 MiB) a size and leaves no other tmpfs writable', () => {
+    expect(has(argv, '--size', String(256 * 1024 * 1024), '--tmpfs', '/tmp')).toBe(true);
     expect(has(argv, '--size', String(64 * 1024 * 1024), '--tmpfs', '/dev/shm')).toBe(true);
     expect(argv.filter((a) => a === '--tmpfs')).toHaveLength(2);
     expect(has(argv, '--remount-ro', '/dev')).toBe(true);

@@ -19,7 +19,7 @@ export interface BwrapPlan {
   home: string;
   network: boolean;
   env: Readonly<Record<string, string>>;
-  /** Size of /tmp and of /dev/shm, each. */
+  /** Size of /tmp; /dev/shm gets as much, up to SHM_MAX_BYTES. */
   tmpBytes: number;
   /**
    * Paths inside the root bound read-only over themselves: the version-control metadata the host's
@@ -34,6 +34,9 @@ export interface PinnedPath {
   path: string;
   fd: number;
 }
+
+/** Docker's default size of /dev/shm: enough for shared memory between processes, and it is RAM. */
+export const SHM_MAX_BYTES = 64 * 1024 * 1024;
 
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
 
@@ -106,7 +109,7 @@ export function bwrapArgs(layout: HostLayout, plan: BwrapPlan): string[] {
     '--dev',
     '/dev',
     '--size',
-    String(plan.tmpBytes),
+    String(Math.min(plan.tmpBytes, SHM_MAX_BYTES)),
     '--tmpfs',
     '/dev/shm',
     // /dev itself is a tmpfs too: its device nodes work on a read-only mount.

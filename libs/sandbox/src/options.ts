@@ -9,8 +9,8 @@ export interface SandboxLimits {
   /** RLIMIT_FSIZE: the largest file a command may write. */
   fileSizeBytes: number;
   /**
-   * The size of the call's /tmp and, apart, of its /dev/shm: both are tmpfs, held in the host's
-   * memory, and RLIMIT_AS does not count what a process writes there.
+   * The size of the call's /tmp (its /dev/shm gets as much, up to 64 MiB): both are tmpfs, held in
+   * the host's memory, and RLIMIT_AS does not count what a process writes there.
    */
   tmpBytes: number;
 }

@@ -72,3 +72,15 @@ it('binds probes to loopback unless told otherwise', () => {
   expect(loadShellConfig({}).healthHost).toBe('127.0.0.1');
   expect(loadShellConfig({ STAGECRAFT_HEALTH_HOST: '0.0.0.0' }).healthHost).toBe('0.0.0.0');
 });
+
+it('takes credentials out of NATS_URL: the address it keeps is safe to print', () => {
+  const config = loadShellConfig({ NATS_URL: 'nats://qa:s3cret@nats:4222' });
+  expect(config.natsUrl).toBe('nats://nats:4222');
+  expect(config.natsAuth).toEqual({ user: 'qa', pass: 's3cret', inboxPrefix: '_INBOX_qa' });
+});
+
+it('stops at start-up on a NATS file it cannot read, naming the variable', () => {
+  expect(() => loadShellConfig({ NATS_URL: 'nats://nats:4222', NATS_CREDS: '/nonexistent/service.creds' })).toThrow(
+    /invalid configuration: NATS_CREDS: cannot read \/nonexistent\/service.creds/,
+  );
+});

@@ -5,14 +5,9 @@ export type { FailureKind, ToolFailure, ToolOutcome } from './outcome';
 export { TOOLS, executeTool, toolSignature, toolSpecs } from './registry';
 export { toolCallBudgetMs } from './budget';
 export type { ToolSpec } from './registry';
-export {
-  resolveInsideRoot,
-  resolveWritableInsideRoot,
-  displayPath,
-  isInside,
-  touchesVcsMetadata,
-} from './sandbox/resolve-inside-root';
+export { resolveInsideRoot, resolveWritableInsideRoot, displayPath, isInside, touchesVcsMetadata } from './sandbox/resolve-inside-root';
 export { readHeld, removeInsideRoot, withHandle, writeInsideRoot } from './sandbox/pinned';
+export { copyTreeFromRoot } from './sandbox/copy-tree';
 export { checkProjectRoot } from './sandbox/project-root';
 export { ReadFileArgs } from './read-file';
 export { ListDirArgs } from './list-dir';

@@ -12,6 +12,35 @@ import { join } from 'node:path';
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1200);
 const BIN = join(__dirname, '..', '..', '..', 'apps', 'cli', 'bin', 'stagecraft.cjs');
 
+/**
+ * The server's live heap, in MB, after a full collection, asked over its inspector: resident memory
+ * alone says more about when V8 chose to collect than about what the server holds.
+ */
+async function liveHeapMb(inspector: string): Promise<number> {
+  const ws = new WebSocket(inspector);
+  await new Promise((opened, failed) => {
+    ws.onopen = opened;
+    ws.onerror = failed;
+  });
+  let next = 0;
+  type Answer = { id?: number; result?: { result?: { value?: unknown } } };
+  const call = (method: string, params: object = {}) =>
+    new Promise<Answer>((answered) => {
+      const id = ++next;
+      ws.addEventListener('message', function reply(event: MessageEvent) {
+        const message = JSON.parse(String(event.data)) as Answer;
+        if (message.id !== id) return;
+        ws.removeEventListener('message', reply);
+        answered(message);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await call('HeapProfiler.collectGarbage');
+  const used = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+  ws.close();
+  return Number(used.result?.result?.value) / 1024 / 1024;
+}
+
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 const initialize = JSON.stringify({
@@ -23,8 +52,8 @@ const initialize = JSON.stringify({
 
 const TOKEN = 'bench-'.padEnd(40, 'x');
 
-async function start(dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0', '--root', dir, '--store', 'memory:'], {
+async function start(dir: string): Promise<{ child: ChildProcess; url: string; inspector: string }> {
+  const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', BIN, 'mcp', '--http', '0', '--root', dir, '--store', 'memory:'], {
     env: { ...process.env, OPENAI_API_KEY: '', NATS_URL: '', LOG_LEVEL: '', STAGECRAFT_MCP_TOKEN: TOKEN },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -37,12 +66,12 @@ async function start(dir: string): Promise<{ child: ChildProcess; url: string }>
     });
     child.once('exit', (code) => reject(new Error(`stagecraft mcp exited (${code}):\n${stderr}`)));
   });
-  return { child, url };
+  return { child, url, inspector: /Debugger listening on (ws:\/\/\S+)/.exec(stderr)![1] };
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
-  const { child, url } = await start(dir);
+  const { child, url, inspector } = await start(dir);
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -54,6 +83,7 @@ async function main(): Promise<void> {
     // Warm up: the first requests load the SDK's code paths.
     for (let i = 0; i < 20; i++) await (await post({}, initialize)).text();
     const before = rssMb(child.pid!);
+    const heapBefore = await liveHeapMb(inspector);
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
       const res = await post({}, initialize);
@@ -63,13 +93,15 @@ async function main(): Promise<void> {
       if (id) ids.push(id);
     }
     const after = rssMb(child.pid!);
+    const heapAfter = await liveHeapMb(inspector);
     let live = 0;
     for (const id of ids) {
       const res = await post({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, '{"jsonrpc":"2.0","id":2,"method":"ping"}');
       await res.text();
       if (res.status === 200) live++;
     }
-    const line = `mcp sessions: ${SESSIONS} abandoned initializes, RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB (+${(after - before).toFixed(0)} MB), ${live} sessions still held`;
+    const mb = (from: number, to: number) => `${from.toFixed(1)} → ${to.toFixed(1)} MB (+${(to - from).toFixed(1)} MB)`;
+    const line = `mcp sessions: ${SESSIONS} abandoned initializes, ${live} sessions still held; live heap ${mb(heapBefore, heapAfter)}, RSS ${mb(before, after)}`;
     process.stdout.write(`${line}\n`);
   } finally {
     child.kill('SIGTERM');

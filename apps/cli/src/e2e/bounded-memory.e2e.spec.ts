@@ -37,6 +37,12 @@ const targets = (root: string): Record<ServiceName, [RequestSubject, string][]> 
   'prompt-assembly': [
     ['workflow.next', '{"workflowId":"code-review","completedSteps":@}'],
     ['prompt.assemble', `{"policy":${JSON.stringify(policy)},"variables":{"user_input":"hi"},"upstream":@}`],
+    // A list no schema caps: each bad item is a validation issue, unless the structure limits stop it first.
+    [
+      'prompt.assemble',
+      `{"policy":${JSON.stringify(policy)},"variables":{},"previousAttempt":{"previousContextId":"wf-1/reviewer/001/2026-11-01T00:00:00Z",` +
+        `"attemptNumber":1,"previousAttemptAt":"2026-11-01T00:00:00Z","serializedOutput":"","priorContexts":@}}`,
+    ],
   ],
   'tool-execution': [
     [

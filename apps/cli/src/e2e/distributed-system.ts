@@ -69,13 +69,16 @@ function harnessUser(prefix: string, password: string): string {
     `$JS.API.CONSUMER.DELETE.${stream}.*`,
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
   ];
-  const subscribe = ['run.*.events', 'run.*.stream', 'tool.*.progress'].map((s) => withPrefix(prefix, s)).concat('_INBOX_harness.>');
+  const subscribe = ['run.>', 'tool.>'].map((s) => withPrefix(prefix, s)).concat('_INBOX_harness.>');
   const list = (xs: string[]) => xs.map((x) => JSON.stringify(x)).join(', ');
-  return `    { user: harness, password: "${password}", permissions: { publish: { allow: [${list(publish)}] }, subscribe: { allow: [${list(subscribe)}] } } }\n`;
+  return `    { user: harness, password: "${password}", permissions: { publish: { allow: [${list(publish)}] }, subscribe: { allow: [${list(subscribe)}], deny: ["${withPrefix(prefix, 'tool.execute')}"] } } }\n`;
 }
 
 /** Writes the shipped configuration for `prefix`, with the harness role, and makes a password for every role. */
-export function writeNatsConfig(dir: string, prefix: string): { file: string; passwords: Record<string, string>; env: Record<string, string> } {
+export function writeNatsConfig(
+  dir: string,
+  prefix: string,
+): { file: string; passwords: Record<string, string>; env: Record<string, string> } {
   // nats-server parses a variable's value as configuration: a password must start with a letter.
   const passwords = Object.fromEntries([...NATS_ROLES, 'harness'].map((role) => [role, `p${randomBytes(18).toString('hex')}`]));
   const shipped = natsConfigForPrefix(readFileSync(SHIPPED_NATS_CONFIG, 'utf8'), prefix);
@@ -120,7 +123,10 @@ export async function startDistributedSystem(options: {
     ...options.env,
   });
   const services = await startServiceProcesses((name, healthPort) => envFor(name as ServiceName, healthPort));
-  const bus = await connectNatsBus({ servers: address, auth: { user: 'harness', pass: config.passwords['harness'], inboxPrefix: '_INBOX_harness' } }, `${options.prefix}-test`);
+  const bus = await connectNatsBus(
+    { servers: address, auth: { user: 'harness', pass: config.passwords['harness'], inboxPrefix: '_INBOX_harness' } },
+    `${options.prefix}-test`,
+  );
   const requester = createRequester(bus, { prefix: options.prefix, newId: randomUUID, timeoutMs: options.timeoutMs ?? 10_000 });
   const store = createSqliteEventStore({ path: options.storePath });
   const system: DistributedSystem = {
@@ -142,8 +148,14 @@ export async function startDistributedSystem(options: {
       await store.close();
       const codes = await Promise.all(system.services.map((s) => s.stop()));
       // A refusal in a suite that meant none shows where the shipped permissions fall short.
-      const refused = system.nats.log().split('\n').filter((l) => /Violation|Authorization/i.test(l));
-      if (refused.length > 0) process.stderr.write(`nats-server refused (${options.prefix}):\n${[...new Set(refused.map((l) => l.replace(/^.*?\] /, '')))].join('\n')}\n`);
+      const refused = system.nats
+        .log()
+        .split('\n')
+        .filter((l) => /Violation|Authorization/i.test(l));
+      if (refused.length > 0)
+        process.stderr.write(
+          `nats-server refused (${options.prefix}):\n${[...new Set(refused.map((l) => l.replace(/^.*? - cid:\d+ - /, '')))].join('\n')}\n`,
+        );
       await system.nats.stop();
       rmSync(configDir, { recursive: true, force: true });
       return codes;

@@ -19,29 +19,33 @@ const V2 = '/sys/fs/cgroup';
  * memory controller); null elsewhere, and the caller measures peak RSS instead.
  */
 function makeCgroup(name: string, limitBytes: number): { dir: string; peak(): number | null; ooms(): number } | null {
+  let made: string | undefined;
   try {
     if (existsSync(join(V2, 'cgroup.controllers'))) {
       if (!readFileSync(join(V2, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('memory')) return null;
       const dir = join(V2, name);
       mkdirSync(dir);
+      made = dir;
       writeFileSync(join(dir, 'memory.max'), String(limitBytes));
-      writeFileSync(join(dir, 'memory.swap.max'), '0');
-      const stat = (key: string) => Number(/\b(\d+)\b/.exec(readFileSync(join(dir, key), 'utf8').split('\n').find((l) => l.startsWith('oom_kill')) ?? '')?.[1] ?? 0);
+      // No swap: over the limit is an OOM kill, as in the pod (a kernel without swap accounting has no file).
+      if (existsSync(join(dir, 'memory.swap.max'))) writeFileSync(join(dir, 'memory.swap.max'), '0');
+      const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(readFileSync(join(dir, 'memory.events'), 'utf8'))?.[1] ?? 0);
       return {
         dir,
         peak: () => (existsSync(join(dir, 'memory.peak')) ? Number(readFileSync(join(dir, 'memory.peak'), 'utf8')) : null),
-        ooms: () => stat('memory.events'),
+        ooms: oomKills,
       };
     }
     if (!existsSync(V1)) return null;
     const dir = join(V1, name);
     mkdirSync(dir);
+    made = dir;
     writeFileSync(join(dir, 'memory.limit_in_bytes'), String(limitBytes));
-    // No swap: over the limit is an OOM kill, as in the pod.
     writeFileSync(join(dir, 'memory.swappiness'), '0');
     const oomKills = () => Number(/oom_kill (\d+)/.exec(readFileSync(join(dir, 'memory.oom_control'), 'utf8'))?.[1] ?? 0);
     return { dir, peak: () => Number(readFileSync(join(dir, 'memory.max_usage_in_bytes'), 'utf8')), ooms: oomKills };
   } catch {
+    if (made) rmdirSync(made);
     return null;
   }
 }

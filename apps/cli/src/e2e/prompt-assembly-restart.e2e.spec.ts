@@ -81,7 +81,10 @@ describe('prompt assembly restarted mid-run (distributed)', () => {
 
     const end = await eventually(
       async () => {
-        const [last] = (await system.store.readStream(streams.run(runId), { direction: 'backwards', maxCount: 1 })) as unknown as StagecraftEvent[];
+        const [last] = (await system.store.readStream(streams.run(runId), {
+          direction: 'backwards',
+          maxCount: 1,
+        })) as unknown as StagecraftEvent[];
         return last?.type === 'RunCompleted' || last?.type === 'RunFailed' ? last : undefined;
       },
       `run ${runId} to end`,

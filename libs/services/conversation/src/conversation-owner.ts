@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConversationEvent, StagecraftError, runEvents, streams } from '@stagecraft/contracts';
-import { EventReader, Recorded, readEvents } from '@stagecraft/event-store';
+import { EventReader, EventStore, Recorded, catchUpProjection, readEvents } from '@stagecraft/event-store';
+import { activeRunsProjection } from './active-runs';
 
 const realOrResolved = (path: string): string => {
   try {
@@ -20,6 +21,19 @@ export async function conversationRoot(reader: EventReader, turns: readonly Reco
   if (runId === undefined) return null;
   const [started] = await readEvents(reader, streams.run(runId), runEvents, { maxCount: 1 });
   return started?.type === 'RunStarted' ? started.data.projectRoot : null;
+}
+
+/**
+ * The root of a run of this conversation that has started and not ended: until it ends, the
+ * conversation holds no turn of it, yet it already belongs to that run's project.
+ */
+export async function inFlightRoot(store: EventStore, conversationId: string): Promise<string | null> {
+  const { active } = await catchUpProjection(store, store.checkpoints, activeRunsProjection);
+  for (const runId of active) {
+    const [started] = await readEvents(store, streams.run(runId), runEvents, { maxCount: 1 });
+    if (started?.type === 'RunStarted' && started.data.conversationId === conversationId) return started.data.projectRoot;
+  }
+  return null;
 }
 
 /**

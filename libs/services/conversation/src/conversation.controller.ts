@@ -15,7 +15,7 @@ import type { RequestContext } from '@stagecraft/messaging';
 import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
-import { checkSameProject, conversationRoot } from './conversation-owner';
+import { checkSameProject, conversationRoot, inFlightRoot } from './conversation-owner';
 import { decideAndAppend } from './effects';
 import { forkRun } from './fork';
 import { RunKnowledge } from './knowledge';
@@ -46,7 +46,10 @@ export class ConversationController {
       knowledge.fetch({ kind: 'policies', request: { userMode, reasoningEnabled, delegation: NO_DELEGATION } }),
     ]);
     if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${runId} already exists`);
-    checkSameProject(conversationId, await conversationRoot(this.ports.store, earlier), projectRoot);
+    const owner =
+      (await conversationRoot(this.ports.store, earlier)) ??
+      (request.conversationId === undefined ? null : await inFlightRoot(this.ports.store, conversationId));
+    checkSameProject(conversationId, owner, projectRoot);
     // Earlier turns are referenced by revision, not copied: a conversation's text is stored once.
     const last = earlier.at(-1);
     const prior = turnsOf(conversationId, earlier);

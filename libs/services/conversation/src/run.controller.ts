@@ -18,9 +18,10 @@ export class RunController {
   @Handles('conversation.run.get')
   async get(@Payload() { runId }: RunGetRequest): Promise<RunGetReply> {
     const events = await readEvents(this.reader, streams.run(runId), runEvents);
-    const started = events[0];
-    const run =
-      started?.type === 'RunStarted' && withinProjectRoots(started.data.projectRoot, this.shell.projectRoots) ? foldRunView(events) : null;
+    const [started] = events;
+    const roots = this.shell.projectRoots;
+    const served = roots === undefined || (started?.type === 'RunStarted' && withinProjectRoots(started.data.projectRoot, roots));
+    const run = served ? foldRunView(events) : null;
     if (!run) throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
     return { run };
   }

@@ -23,7 +23,7 @@ import type { MemoryPort } from '@stagecraft/tools';
 import type { Embedder } from '@stagecraft/model-gateway';
 import { changedPaths, indexFor, updateCodebaseIndex } from './codebase-index';
 import { reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
-import { ToolExecutionOptions } from './options';
+import { scrubByShape, ToolExecutionOptions } from './options';
 import { ToolCallRecord, assertSameCall, callBinding, foldToolCall, settledOutcome } from './tool-call-record';
 
 export interface ToolCallPorts {
@@ -226,7 +226,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   // Secrets never reach the log, the live feed or the next model request.
-  const scrubbed = ports.options.scrub ? { ...outcome, output: ports.options.scrub(outcome.output) } : outcome;
+  const scrubbed = { ...outcome, output: (ports.options.scrub ?? scrubByShape)(outcome.output) };
   const finished = { callId: request.callId, tool: request.tool, ...scrubbed, durationMs };
   try {
     await append(ports, ref, 'ToolExecutionFinished', finished, 0n);

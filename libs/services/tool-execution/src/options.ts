@@ -17,9 +17,12 @@ export interface ToolExecutionOptions {
   inFlightDir?: string;
   /** How `run_command` is confined (see @stagecraft/sandbox); default: bubblewrap when it works here. */
   sandbox?: ToolContext['sandbox'];
-  /** Redacts configured secrets from every tool result before it is stored or sent. */
+  /** Redacts configured secrets from every tool result before it is stored or sent; without it, secrets by their form only. */
   scrub?: (text: string) => string;
 }
+
+/** Without configured secrets, results are still scrubbed of secrets recognised by their form. */
+export const scrubByShape = createScrubber({});
 
 /**
  * What the tool service reads from its environment beyond the shell's own variables: how commands

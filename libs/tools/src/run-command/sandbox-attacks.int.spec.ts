@@ -439,7 +439,8 @@ for target in ("/tmp/fill", "/dev/shm/fill"):
       const written = [...result.output.matchAll(/(\d+) MiB/g)].map((m) => Number(m[1]));
       expect(written).toHaveLength(2);
       expect(result.output).toContain('No space left on device');
-      return { escaped: written.some((mib) => mib > DEFAULT_SANDBOX_OPTIONS.limits.tmpBytes / 1024 / 1024), evidence: result.output };
+      const [tmp, shm] = written;
+      return { escaped: tmp > DEFAULT_SANDBOX_OPTIONS.limits.tmpBytes / 1024 / 1024 || shm > 64, evidence: result.output };
     },
     60_000,
   );

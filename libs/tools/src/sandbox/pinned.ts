@@ -1,4 +1,16 @@
-import { Stats, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  Stats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, relative, sep } from 'node:path';
 import { forbiddenPath } from './resolve-inside-root';
@@ -111,26 +123,30 @@ export interface Held {
 }
 
 /**
- * Calls `use` with a handle (O_PATH) of `absolute` and its metadata, or `undefined` when it does not
- * exist. Opening it has no side effect (a FIFO or device is not opened for reading). A symlink where the
- * real path had none is refused.
+ * Calls `use` with a handle (O_PATH) of `name` in a held directory and its metadata, or `undefined`
+ * when it does not exist. Opening it has no side effect (a FIFO or device is not opened for reading).
+ * A symlink there is refused: `name` comes from a real path, or from a listing of `directory`.
  */
-export function withHandle<T>(realRoot: string, absolute: string, shown: string, use: (found: Held | undefined) => T): T {
-  return inParent(realRoot, absolute, shown, false, (directory, name) => {
-    if (directory === undefined) return use(undefined);
-    let fd: number;
-    try {
-      fd = openSync(at(directory, name), NODE);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return use(undefined);
-      throw error;
-    }
-    return using(fd, (handle) => {
-      const info = fstatSync(handle);
-      if (info.isSymbolicLink()) throw raced(shown, name);
-      return use({ fd: handle, info });
-    });
+export function withEntry<T>(directory: number, name: string, shown: string, use: (found: Held | undefined) => T): T {
+  let fd: number;
+  try {
+    fd = openSync(at(directory, name), NODE);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return use(undefined);
+    throw error;
+  }
+  return using(fd, (handle) => {
+    const info = fstatSync(handle);
+    if (info.isSymbolicLink()) throw raced(shown, name);
+    return use({ fd: handle, info });
   });
+}
+
+/** withEntry for a real path `absolute` inside the root: `undefined` when it (or its directory) does not exist. */
+export function withHandle<T>(realRoot: string, absolute: string, shown: string, use: (found: Held | undefined) => T): T {
+  return inParent(realRoot, absolute, shown, false, (directory, name) =>
+    directory === undefined ? use(undefined) : withEntry(directory, name, shown, use),
+  );
 }
 
 /** At most `limit` bytes of the regular file a handle holds, read from that very file. */

@@ -527,7 +527,7 @@ function approvalAnswered(b: Batch, input: Extract<WorkflowInput, { type: 'Appro
   if (pending === null || s.status !== 'waiting')
     throw new StagecraftError('CONFLICT', `workflow ${s.start.workflowId} is not waiting for an approval`);
   if (input.approvalId !== undefined && input.approvalId !== pending.approvalId)
-    throw new StagecraftError('CONFLICT', `workflow ${s.start.workflowId} waits for ${pending.approvalId}, not ${input.approvalId}`);
+    throw new StagecraftError('CONFLICT', `approval ${input.approvalId} is not the one workflow ${s.start.workflowId} waits for`);
   if (input.decision === 'approve') {
     b.add('ApprovalGiven', { approvalId: pending.approvalId, ...(input.reason ? { note: input.reason } : {}) });
     if (pending.kind === 'after_planning') advance(b);

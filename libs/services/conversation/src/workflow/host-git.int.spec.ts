@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostGit } from './host-git';
@@ -30,8 +41,9 @@ let root: string;
 let markers: string;
 const saved: Record<string, string | undefined> = {};
 
-const script = (path: string, name: string) => {
-  writeFileSync(path, `#!/bin/sh\necho ${name} >> '${markers}/ran'\nenv > '${markers}/env-${name}'\ncat\n`);
+/** A filter passes its input through; a hook reads nothing. */
+const script = (path: string, name: string, filter = false) => {
+  writeFileSync(path, `#!/bin/sh\necho ${name} >> '${markers}/ran'\nenv > '${markers}/env-${name}'\n${filter ? 'cat\n' : ''}`);
   chmodSync(path, 0o755);
 };
 
@@ -50,7 +62,7 @@ beforeEach(() => {
   git('commit', '-qm', 'init');
   for (const hook of HOOKS) script(join(root, '.git', 'hooks', hook), hook);
   script(join(base, 'fsmonitor.sh'), 'fsmonitor');
-  script(join(base, 'smudge.sh'), 'smudge');
+  script(join(base, 'smudge.sh'), 'smudge', true);
   git('config', 'core.fsmonitor', join(base, 'fsmonitor.sh'));
   git('config', 'filter.evil.smudge', join(base, 'smudge.sh'));
   git('config', 'filter.evil.clean', join(base, 'smudge.sh'));
@@ -88,7 +100,10 @@ describe('git run by the services on the host', () => {
     // Checked out as stored: the filter did not run.
     expect(readFileSync(join(worktree.path, 'src', 'a.js'), 'utf8')).toBe('a\n');
     writeFileSync(join(worktree.path, 'src', 'b.js'), 'b\n');
-    expect(await mergeWorktrees(root, [{ agentId: 'one', worktree }])).toEqual({ merged: [{ agentId: 'one', files: ['src/b.js'] }], conflicts: [] });
+    expect(await mergeWorktrees(root, [{ agentId: 'one', worktree }])).toEqual({
+      merged: [{ agentId: 'one', files: ['src/b.js'] }],
+      conflicts: [],
+    });
     await removeWorktrees(root, 'wf');
     expect(execFileSync('git', ['-C', root, 'worktree', 'list']).toString()).not.toContain(worktree.path);
     expect(ran()).toEqual([]);

@@ -61,7 +61,10 @@ export function hostGit(cwd: string, args: readonly string[], settings: readonly
     env[`GIT_CONFIG_VALUE_${n}`] = value;
   });
   if (settings.length > 0) env.GIT_CONFIG_COUNT = String(settings.length);
-  void NOTHING_BUT_GIT; return run('git', ['-C', cwd, ...args], { env: { ...process.env, ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('GIT_CONFIG_') && k !== 'GIT_CONFIG_NOSYSTEM' && k !== 'GIT_CONFIG_GLOBAL')), OPENAI_API_KEY: 'sk-test-secret' }, maxBuffer: 64 * 1024 * 1024 });
+  const pending = run('git', [...NOTHING_BUT_GIT, '-C', cwd, ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+  // Nothing to read on stdin: anything that would wait for an answer gets end of file instead.
+  pending.child.stdin?.end();
+  return pending;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function filtersOff(cwd: string): Promise<GitSetting[]> {
       .filter((key) => key.startsWith('filter.'))
       .map((key) => key.slice('filter.'.length, key.lastIndexOf('.'))),
   );
-  return [...drivers].slice(0, 0).flatMap((driver): GitSetting[] =>
+  return [...drivers].flatMap((driver): GitSetting[] =>
     ['clean', 'smudge', 'process', 'required'].map((name) => [`filter.${driver}.${name}`, name === 'required' ? 'false' : '']),
   );
 }

@@ -78,13 +78,12 @@ export class WorkflowController {
   }
 }
 
-/** `approval.answer` for an id that is a workflow's; null when no workflow has that id. */
+/** `approval.answer` for an id that is a workflow's; null when no workflow of a served project has that id. */
 export async function answerWorkflowApproval(ports: DriverPorts, request: ApprovalAnswerRequest): Promise<ApprovalAnswerReply | null> {
   const log = await WorkflowLog.open(ports, request.id);
   const state = log.state;
-  if (state.status === 'new') return null;
-  if (!withinProjectRoots(state.start.projectRoot, ports.projectRoots))
-    throw new StagecraftError('NOT_FOUND', `no run or workflow ${request.id}`);
+  // Another project's workflow is left to the run's path, which answers it as an unknown run.
+  if (state.status === 'new' || !withinProjectRoots(state.start.projectRoot, ports.projectRoots)) return null;
   // The decider refuses an approval id that is not the pending one, before anything is appended.
   await log.decide({
     type: 'ApprovalAnswered',

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Worktree } from '@stagecraft/contracts';
-import { readHeld, removeInsideRoot, resolveWritableInsideRoot, touchesVcsMetadata, withHandle, writeInsideRoot } from '@stagecraft/tools';
+import {
+  copyTreeFromRoot,
+  readHeld,
+  removeInsideRoot,
+  resolveWritableInsideRoot,
+  touchesVcsMetadata,
+  withHandle,
+  writeInsideRoot,
+} from '@stagecraft/tools';
 import { filtersOff, hostGit } from './host-git';
 
 const git = (cwd: string, ...args: string[]) => hostGit(cwd, args);
@@ -75,14 +83,8 @@ export async function prepareWorktree(projectRoot: string, worktree: Worktree): 
   } else {
     await rm(worktree.path, { recursive: true, force: true });
     await mkdir(worktree.path, { recursive: true });
-    // Entry by entry: the copy lives under the root's own `.stagecraft`, which is left out.
-    for (const entry of await readdir(projectRoot)) {
-      if (SKIPPED.has(entry)) continue;
-      await cp(join(projectRoot, entry), join(worktree.path, entry), {
-        recursive: true,
-        filter: (source) => !skipped(relative(projectRoot, source)),
-      });
-    }
+    // The copy lives under the root's own `.stagecraft`, which is left out.
+    await copyTreeFromRoot(await realpath(projectRoot), worktree.path, skipped);
   }
   // What the copy started from, to tell later what the agent changed.
   const base: Record<string, string> = {};
