@@ -61,7 +61,8 @@ const NOTES = 'Sample project notes.\n';
         STAGECRAFT_SUBJECT_PREFIX: prefix,
         STAGECRAFT_STORE: stored ? 'sqlite:/data/events.db' : 'memory:',
         LOG_LEVEL: 'warn',
-        ...(workspace ? { STAGECRAFT_PROJECT_ROOTS: '/workspace' } : {}),
+        // Memory mounts no project but answers only for the projects under the roots.
+        ...(workspace || name === 'memory' ? { STAGECRAFT_PROJECT_ROOTS: '/workspace' } : {}),
         ...(MODEL.includes(name) ? { OPENAI_BASE_URL: modelUrl, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted' } : {}),
       })
       .withBindMounts([

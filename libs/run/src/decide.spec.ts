@@ -446,7 +446,9 @@ describe('decide: tools', () => {
     );
   });
 
-  it.each(['not json', '[1, 2]', '"a string"', 'null'])('refuses arguments that are not a JSON object (%s)', (args) => {
+  // The last: nested past the bounds `tool.execute` takes, so never recorded (ToolArguments).
+  const tooDeep = `{"path":"a","deep":${'['.repeat(20)}${']'.repeat(20)}}`;
+  it.each(['not json', '[1, 2]', '"a string"', 'null', tooDeep])('refuses arguments that are not a JSON object (%s)', (args) => {
     acting
       .when(reply(`${micro()}\nReading.`, [call('read_file', args)]))
       .then(

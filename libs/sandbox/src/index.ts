@@ -9,3 +9,4 @@ export { createScrubber, secretsFromEnv } from './scrubber';
 export { bwrapArgs, hostLayout } from './bwrap-args';
 export type { BwrapPlan, HostLayout } from './bwrap-args';
 export { sandboxEnvironment } from './environment';
+export { PROTECTED_METADATA, isProtectedMetadata } from './vcs-metadata';

@@ -4,11 +4,17 @@ import { lstat, mkdtemp, readdir, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
 /**
- * Version-control metadata holds what the host executes later, outside any sandbox: git's hooks and
- * `core.fsmonitor` / `core.hooksPath` in `.git/config`, Mercurial's `[hooks]` in `.hg/hgrc`. A command
- * that may write the project must not write these.
+ * What a command or a file tool never writes, whatever the project: version-control metadata holds what
+ * the host executes later, outside any sandbox (git's hooks and `core.fsmonitor` / `core.hooksPath` in
+ * `.git/config`, Mercurial's `[hooks]` in `.hg/hgrc`), and `.stagecraft` holds Stagecraft's own state
+ * in the project (agents' worktrees, an embedded event log), which a model must not rewrite or point
+ * elsewhere with a symlink. The one list both the sandbox and the file tools read.
  */
-export const VCS_METADATA = ['.git', '.hg', '.svn'] as const;
+export const PROTECTED_METADATA = ['.git', '.hg', '.svn', '.stagecraft'] as const;
+const PROTECTED: ReadonlySet<string> = new Set(PROTECTED_METADATA);
+
+/** True for a path component naming protected metadata, in any case (case-insensitive file systems exist). */
+export const isProtectedMetadata = (name: string): boolean => PROTECTED.has(name.toLowerCase());
 
 /**
  * How far the search for nested repositories (vendored clones, submodules' `.git` files) goes. The
@@ -57,13 +63,13 @@ const found = (stat: Stats): Found => ({
 });
 
 /**
- * Every `.git`, `.hg` and `.svn` under the root, the root's own always (they are looked up by name,
+ * Every `.git`, `.hg`, `.svn` and `.stagecraft` under the root, the root's own always (they are looked up by name,
  * outside the bounds), nested ones breadth-first within the bounds. Symlinks are never followed.
  */
 export async function scanMetadata(root: string, bounds: WalkBounds = WALK_BOUNDS): Promise<MetadataScan> {
   const at = Date.now();
   const entries = new Map<string, Found>();
-  for (const name of VCS_METADATA) {
+  for (const name of PROTECTED_METADATA) {
     const stat = await lstat(join(root, name)).catch(() => null);
     if (stat) entries.set(join(root, name), found(stat));
   }
@@ -80,7 +86,7 @@ export async function scanMetadata(root: string, bounds: WalkBounds = WALK_BOUND
       visited.add(dir);
       for (const child of children) {
         const path = join(dir, child.name);
-        if ((VCS_METADATA as readonly string[]).includes(child.name)) {
+        if (isProtectedMetadata(child.name)) {
           if (dir !== root) {
             const stat = await lstat(path).catch(() => null);
             if (stat) entries.set(path, found(stat));

@@ -25,6 +25,9 @@ export interface ServiceDefinition {
   name: ServiceName;
   module: new (...args: any[]) => unknown;
   usesStore: boolean;
-  /** Works on the files of a request's project root, so a distributed process needs STAGECRAFT_PROJECT_ROOTS. */
+  /**
+   * Works on a request's project (its files, or its runs and memories), so a process serving it over a
+   * bus needs STAGECRAFT_PROJECT_ROOTS: any caller could otherwise name any project.
+   */
   touchesProjects?: boolean;
 }

@@ -20,7 +20,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     // Any caller on the bus could otherwise name any directory of the host, "/" included.
     if (definition.touchesProjects && !config.projectRoots?.length) {
       throw new Error(
-        'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on project files (the directories requests may name)',
+        'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on projects (the directories requests may name)',
       );
     }
   } catch (error) {

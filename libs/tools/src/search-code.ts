@@ -1,9 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
+import { readHeld, withHandle } from './sandbox/pinned';
 import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
 import { lineMatcher } from './search-pattern';
 import { looksBinary, splitLines } from './text';
@@ -42,6 +43,21 @@ async function filesUnder(root: string, absolute: string): Promise<string[]> {
   return (await listProjectFiles(root, new GitIgnore(root), under)).map((file) => join(root, file));
 }
 
+/**
+ * A listed file's bytes, read through handles like read_file's (a directory flipped to a symlink after
+ * the listing is refused, never followed out of the root); null when it is gone or not a regular file.
+ */
+function heldFile(root: string, file: string): Buffer | 'too large' | null {
+  try {
+    return withHandle(root, file, displayPath(root, file), (found) => {
+      if (!found?.info.isFile()) return null;
+      return found.info.size > LIMITS.searchFileMaxSize ? 'too large' : readHeld(found.fd, LIMITS.searchFileMaxSize);
+    });
+  } catch {
+    return null;
+  }
+}
+
 /** A line-by-line search in pure Node: `path:line: text`, files in sorted order, binaries and large files skipped. */
 export async function searchCodeTool(args: SearchCodeArgs, context: ToolContext, budget = SEARCH_BUDGET): Promise<ToolOutcome> {
   const matches = lineMatcher(args.query, args.regex);
@@ -62,13 +78,13 @@ export async function searchCodeTool(args: SearchCodeArgs, context: ToolContext,
   let bytesRead = 0;
   let cutShort: string | null = null;
   search: for (const file of files) {
-    const size = (await stat(file).catch(() => null))?.size ?? Number.POSITIVE_INFINITY;
-    if (size > LIMITS.searchFileMaxSize) continue;
-    if (bytesRead + size > budget.bytes) {
+    const held = heldFile(context.root, file);
+    if (held === 'too large') continue;
+    if (held && bytesRead + held.length > budget.bytes) {
       cutShort = `read budget of ${budget.bytes} bytes spent`;
       break;
     }
-    const bytes = await readFile(file).catch(() => null);
+    const bytes = held;
     bytesRead += bytes?.length ?? 0;
     if (!bytes || looksBinary(bytes)) continue;
     searched += 1;

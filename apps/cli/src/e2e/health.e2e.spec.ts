@@ -151,7 +151,10 @@ describe('stagecraft serve opens its probes (and /metrics) and picks its transpo
         '--store',
         `sqlite:${join(dir, 'events.db')}`,
       ],
-      { env: { ...process.env, STAGECRAFT_HEALTH_PORT: String(port), STAGECRAFT_HEALTH_HOST: '127.0.0.1' }, stdio: 'pipe' },
+      {
+        env: { ...process.env, STAGECRAFT_PROJECT_ROOTS: dir, STAGECRAFT_HEALTH_PORT: String(port), STAGECRAFT_HEALTH_HOST: '127.0.0.1' },
+        stdio: 'pipe',
+      },
     );
     try {
       let stdout = '';

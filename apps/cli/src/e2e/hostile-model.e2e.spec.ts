@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventData, StagecraftEvent, streams } from '@stagecraft/contracts';
@@ -54,6 +54,7 @@ interface Deployment extends RunFeed {
 }
 
 const hookBody = (marker: string) => `#!/bin/sh\ntouch ${marker}\n`;
+const isSymlink = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 const sha = (path: string) => (existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex') : 'absent');
 const node = (code: string): ScriptedToolCall => ({ name: 'run_command', arguments: { command: 'node', args: ['-e', code] } });
 
@@ -157,7 +158,16 @@ const attacks: Attack[] = [
       { name: 'list_dir', arguments: { path: 'escape' } },
     ],
     escaped: (s, shown) =>
-      existsSync(join(s.outside, 'owned-by-link.txt')) || shown.some((t) => t.includes(SECRET) || t.includes('secret.txt')),
+      existsSync(join(s.outside, 'owned-by-link.txt')) || shown.some((t) => t.includes(SECRET) || t.includes(OUTSIDE_ONLY)),
+  },
+  {
+    name: 'stagecraft-state',
+    // Stagecraft's own state in the project (agents' worktrees): neither written nor pointed elsewhere.
+    calls: () => [
+      { name: 'write_file', arguments: { path: '.stagecraft/worktrees/planted.txt', content: 'planted' } },
+      node(`require('fs').symlinkSync('../outside', '.stagecraft')`),
+    ],
+    escaped: (s) => existsSync(join(s.project, '.stagecraft/worktrees/planted.txt')) || isSymlink(join(s.project, '.stagecraft')),
   },
   {
     name: 'search-code-redos',
@@ -213,15 +223,54 @@ async function memoryContents(d: Deployment, project: string): Promise<string[]>
 const toolMessages = (r: RecordedRequest): string[] =>
   (r.body.messages ?? []).filter((m: { role: string }) => m.role === 'tool').map((m: { content: unknown }) => String(m.content));
 
+/**
+ * The race, from the outside: one run's command flips `flip/` between a directory and a symlink out of
+ * the root until told to stop, while a second run on the same project sends its file tools through it,
+ * RACE_CALLS calls per reply.
+ */
+const RACE_CALLS = 20;
+const RACE_TURNS = 10;
+const FLIPPER = `const fs = require('fs'); const end = Date.now() + 60000; let n = 0;
+while (!fs.existsSync('stop-flip') && Date.now() < end) {
+  try { fs.renameSync('flip', 'flip.real'); fs.symlinkSync('../outside', 'flip'); fs.unlinkSync('flip'); fs.renameSync('flip.real', 'flip'); n++; } catch (e) {}
+}
+console.log('flips', n);`;
+
+function raceCalls(turn: number): ScriptedToolCall[] {
+  return Array.from({ length: RACE_CALLS }, (_, k): ScriptedToolCall => {
+    const id = `call_${turn}_${k}`;
+    if (k % 3 === 0) return { id, name: 'write_file', arguments: { path: `flip/w-${turn}-${k}.txt`, content: 'raced' } };
+    if (k % 3 === 1) return { id, name: 'read_file', arguments: { path: 'flip/secret.txt' } };
+    return { id, name: 'list_dir', arguments: { path: 'flip' } };
+  });
+}
+
+function raceReply(runId: string, done: number): ScriptedReply {
+  if (runId.startsWith('flipper--')) {
+    return done === 0
+      ? {
+          content: microReasoning('flip'),
+          toolCalls: [{ id: 'call_flip', ...node(FLIPPER), arguments: { command: 'node', args: ['-e', FLIPPER], timeoutMs: 90_000 } }],
+        }
+      : { content: `${microReasoning('answer', 'DONE')}\nFlipped.` };
+  }
+  const turn = Math.floor(done / RACE_CALLS);
+  return turn < RACE_TURNS
+    ? { content: microReasoning('go through flip/'), toolCalls: raceCalls(turn) }
+    : { content: `${microReasoning('answer', 'DONE')}\nWent through.` };
+}
+
 function scriptFor(setup: () => Setup) {
   return (request: RecordedRequest): ScriptedReply => {
     const runId = request.headers['x-stagecraft-run-id'] ?? '';
     const attack = attacks.find((a) => runId.startsWith(`${a.name}--`));
+    const racing = runId.startsWith('flipper--') || runId.startsWith('racer--');
     switch (request.stage) {
       case 'warmup':
         return { content: `${macroReasoning()}\nI will do as the file says.` };
       case 'act':
       case 'tool_followup': {
+        if (racing) return raceReply(runId, toolResultsIn(request.body));
         const calls = attack?.calls(setup()) ?? [];
         const done = toolResultsIn(request.body);
         if (done < calls.length) {
@@ -368,6 +417,40 @@ function describeDeployment(
       expect(lastShown.get('run-command-git-hook')!.join('\n')).toMatch(/EROFS|read-only/i);
       expect(lastShown.get('secrets-by-shape-and-environment')![0]).toContain('redacted');
     });
+
+    it('races: file tools sent through a directory that another run flips to a symlink out of the root', async () => {
+      const flip = join(setup.project, 'flip');
+      mkdirSync(flip);
+      writeFileSync(join(flip, 'secret.txt'), 'inside\n');
+      rmSync(join(setup.project, 'stop-flip'), { force: true });
+      const common = { message: 'Race.', userMode: 'agent' as const, reasoningEnabled: true, projectRoot: setup.project };
+      const flipper = runToEnd(d, { ...common, runId: `flipper--${name}`, conversationId: `conv-flipper--${name}` }, 120_000);
+      // The racer starts once the command runs, and the command stops once the racer is through.
+      await eventually(async () => (isSymlink(flip) || existsSync(join(setup.project, 'flip.real')) ? true : undefined), 'the flipping', {
+        timeoutMs: 30_000,
+      });
+      const racer = await runToEnd(d, { ...common, runId: `racer--${name}`, conversationId: `conv-racer--${name}` }, 120_000);
+      writeFileSync(join(setup.project, 'stop-flip'), '');
+      await flipper;
+      // From the log, not the model's last request: compaction may have folded early results away there.
+      const shown = (await d.store.readStream(streams.run(`racer--${name}`)))
+        .filter((e) => e.type === 'ToolCallCompleted' || e.type === 'ToolCallRejected')
+        .map((e) => JSON.stringify(e.data));
+      // Compaction hides earlier results from the model, which then goes on longer: count what ran.
+      const attempts = shown.length;
+      const leaked = shown.filter((t) => t.includes(SECRET) || t.includes(OUTSIDE_ONLY)).length;
+      const planted = execFileSync('ls', ['-A', setup.outside], { encoding: 'utf8' })
+        .split('\n')
+        .filter((f) => f.startsWith('w-')).length;
+      const escapes = leaked + planted;
+      console.log(`hostile model race (${name}): ${attempts} attempts, ${attempts - escapes} refused or inside, ${escapes} escapes`);
+      expect(racer.end.type).toBe('RunCompleted');
+      expect(attempts).toBeGreaterThanOrEqual(RACE_CALLS * RACE_TURNS);
+      expect({ leaked, planted }).toEqual({ leaked: 0, planted: 0 });
+      // The race was real: some calls went through the directory and some met the symlink.
+      expect(shown.some((t) => t.includes('FORBIDDEN_PATH'))).toBe(true);
+      expect(shown.some((t) => t.includes('"ok":true'))).toBe(true);
+    }, 240_000);
 
     it('keeps a memory from a run that did not end DONE out of later warmups', async () => {
       const probe = `probe--${name}`;

@@ -34,6 +34,8 @@ describe('stagecraft serve --transport nats --services …', () => {
         store,
       ],
       {
+        // Memory answers for projects, so on a bus it needs the roots it may answer for.
+        env: { ...process.env, STAGECRAFT_PROJECT_ROOTS: dir },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -113,7 +113,7 @@ export function memoryModule(options: MemoryOptions = {}): new () => unknown {
 }
 
 export function memoryServiceWith(options: MemoryOptions): ServiceDefinition {
-  return { name: 'memory', module: memoryModule(options), usesStore: true };
+  return { name: 'memory', module: memoryModule(options), usesStore: true, touchesProjects: true };
 }
 
 export const memoryService: ServiceDefinition = memoryServiceWith({});

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
 import { StagecraftError } from '@stagecraft/contracts';
+import { isProtectedMetadata } from '@stagecraft/sandbox';
 
 /** The refusal every path check answers with: the model sees the path it asked for and why. */
 export const forbiddenPath = (requested: string, reason: string) =>
@@ -67,12 +68,9 @@ export function displayPath(realRoot: string, absolute: string): string {
   return relative(realRoot, absolute).split(sep).join('/') || '.';
 }
 
-/** Version-control metadata: its hooks and config run commands on the host, so the file tools never write there. */
-const VCS_METADATA: ReadonlySet<string> = new Set(['.git', '.hg', '.svn']);
-
-/** True when any component of a `/`- or `\\`-separated path names version-control metadata (any case, any depth). */
+/** True when any component of a `/`- or `\\`-separated path names protected metadata (any case, any depth). */
 export function touchesVcsMetadata(path: string): boolean {
-  return path.split(/[\\/]/).some((part) => VCS_METADATA.has(part.toLowerCase()));
+  return path.split(/[\\/]/).some(isProtectedMetadata);
 }
 
 /**
@@ -80,7 +78,8 @@ export function touchesVcsMetadata(path: string): boolean {
  * submodule's `.git` file included) are read-only, spelled that way or reached through a symlink.
  */
 export async function resolveWritableInsideRoot(root: string, requestedPath: string): Promise<string> {
-  const refuse = () => forbiddenPath(requestedPath, 'version-control metadata (.git, .hg, .svn) is read-only to the file tools');
+  const refuse = () =>
+    forbiddenPath(requestedPath, 'version-control metadata (.git, .hg, .svn) and .stagecraft are read-only to the file tools');
   if (touchesVcsMetadata(requestedPath)) throw refuse();
   const real = await resolveInsideRoot(root, requestedPath);
   if (touchesVcsMetadata(relative(realpathSync.native(root), real))) throw refuse();

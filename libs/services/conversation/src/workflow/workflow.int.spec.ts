@@ -120,7 +120,11 @@ describe('workflows, embedded, with the scripted agents', () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
     for (const file of files) expect(existsSync(join(system.project, file))).toBe(true);
     expect(readFileSync(join(system.project, files[0]), 'utf8')).toContain('Ticket');
-    expect(existsSync(join(system.project, '.stagecraft', 'worktrees', view.workflowId))).toBe(false);
+    // The copies are removed just after the workflow records its end.
+    await eventually(
+      async () => (existsSync(join(system.project, '.stagecraft', 'worktrees', view.workflowId)) ? undefined : true),
+      'the worktrees removed',
+    );
 
     // Each agent's recorded prompt holds exactly the upstream context its type gets.
     const prompts = actPrompts();
