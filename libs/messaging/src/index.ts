@@ -4,7 +4,7 @@ export { createInprocBus } from './inproc-bus';
 export { createNatsBus, connectNatsBus } from './nats-bus';
 export { type NatsAuth, type NatsTarget, natsConnectOptions, natsTargetFromEnv, splitNatsUrl } from './nats-connect-options';
 export * from './requests';
-export { RESTART_RETRY, type RetryOptions, type RetryPolicy, requestRetrying } from './retry';
+export { RESTART_RETRY, RESTART_WINDOW_MS, type RetryOptions, type RetryPolicy, requestRetrying } from './retry';
 export { DEFAULT_STRUCTURE_LIMITS, StructureLimitError, checkJsonText, checkValue } from './bounds';
 export { cachedRequests } from './cached-requests';
 export type { CachedRequestsOptions } from './cached-requests';

@@ -14,6 +14,9 @@ export interface RetryPolicy {
   delaysMs: readonly number[];
 }
 
+/** How long a caller keeps asking while a stateless service (prompt assembly) restarts. */
+export const RESTART_WINDOW_MS = 30_000;
+
 export const RESTART_RETRY: RetryPolicy = { attemptTimeoutMs: 10_000, delaysMs: [100, 250, 500, 1_000, 2_000] };
 
 /** Nobody answered (no responders, or no reply in time): the request may never have been served. Anything else is an answer. */

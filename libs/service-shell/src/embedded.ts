@@ -34,7 +34,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (!options.natsUrl) throw new Error('--transport nats needs --nats-url or NATS_URL');
     // On a bus, requests come from anyone who can reach it: the directories they may name must be set.
     if (definitions.some((d) => d.touchesProjects) && !options.config.projectRoots?.length) {
-      throw new Error('invalid configuration: STAGECRAFT_PROJECT_ROOTS: required to serve conversation, tool-execution or memory over NATS');
+      throw new Error(
+        'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required to serve conversation, tool-execution or memory over NATS',
+      );
     }
     bus = await connectNatsBus({ servers: options.natsUrl, auth: options.natsAuth }, 'stagecraft-host');
   } else {

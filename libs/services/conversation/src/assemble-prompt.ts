@@ -1,9 +1,9 @@
 import { PromptAssembleReply, PromptAssembleRequest } from '@stagecraft/contracts';
-import { requestRetrying } from '@stagecraft/messaging';
+import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import type { DriverPorts } from './driver-ports';
 
-/** Room for a prompt-assembly restart: the same as a tool call's on top of its own budget. */
-export const PROMPT_RETRY_WINDOW_MS = 30_000;
+/** Room for a prompt-assembly restart. */
+export const PROMPT_RETRY_WINDOW_MS = RESTART_WINDOW_MS;
 
 /**
  * `prompt.assemble`, asked again while no prompt-assembly replica answers (none there, or one that

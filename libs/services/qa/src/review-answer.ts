@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { reviewNotCompleted } from '@stagecraft/contracts';
 import type { ChatMessage, QAModelCall, QaReviewReply, QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
+import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 import { stageModelOf } from '@stagecraft/model-gateway';
 import type { ModelGateway } from '@stagecraft/model-gateway';
@@ -45,7 +46,18 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     tool_summary: request.toolSummary ?? NO_TOOL_CALLS,
     last_step_outcome: request.lastStepOutcome ?? '',
   };
-  const { system } = await requester.request('prompt.assemble', { policy, variables, instructions: [] }, linked);
+  // Assembling is a pure function of the request: asked again while prompt assembly restarts, as the run does.
+  const { system } = await requestRetrying(
+    requester,
+    'prompt.assemble',
+    { policy, variables, instructions: [] },
+    {
+      ...linked,
+      giveUpAt: Date.now() + RESTART_WINDOW_MS,
+      now: Date.now,
+      onRetry: (attempt, code) => logger.warn({ runId: request.runId, attempt, code }, 'no prompt assembly answers; asking again'),
+    },
+  );
   const tools = toolSpecs(policy.tools);
   const messages: ChatMessage[] = [{ role: 'system', content: system }, answerMessage(request.answer)];
   const modelCalls: QAModelCall[] = [];
