@@ -11,6 +11,10 @@ export const ErrorCode = z.enum([
   'LIMIT_EXCEEDED',
   'UNAVAILABLE',
   'TIMEOUT',
+  /** No credentials, or not ones this server accepts (an HTTP edge's bearer token). */
+  'UNAUTHORIZED',
+  /** Known caller, not allowed this: a bus role's subject permissions, an HTTP edge's origin or host check. */
+  'FORBIDDEN',
   /** The deployment's settings name something that does not exist (e.g. a model the endpoint does not know). */
   'CONFIGURATION',
   'INTERNAL',

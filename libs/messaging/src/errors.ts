@@ -29,12 +29,12 @@ export class PayloadTooLargeError extends StagecraftError {
 }
 
 /**
- * The server refused this connection's identity the subject (its role's permissions). Unavailable to
- * this client, as a service nobody serves is: the request never reached one.
+ * The server refused this connection's identity the subject (its role's permissions): the request
+ * never reached a service, and asking again cannot help (not UNAVAILABLE, which callers retry).
  */
 export class NotPermittedError extends StagecraftError {
   constructor(subject: string, options?: { cause?: unknown }) {
-    super('UNAVAILABLE', `NATS does not permit this client to publish to ${subject} (its user's permissions)`, [], options);
+    super('FORBIDDEN', `NATS does not permit this client to publish to ${subject} (its user's permissions)`, [], options);
     this.name = 'NotPermittedError';
   }
 }

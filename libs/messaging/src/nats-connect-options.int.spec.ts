@@ -68,12 +68,12 @@ describe('signing in to a nats-server that wants an identity', () => {
     );
     expect(refused).toBeInstanceOf(NotPermittedError);
     expect(refused).toMatchObject({
-      code: 'UNAVAILABLE',
+      code: 'FORBIDDEN',
       message: expect.stringContaining('does not permit this client to publish to forbidden'),
     });
     // Its own inbox is the one the role allows: a permitted request with no responder is told so, not refused.
     await expect(bus.request('allowed', '{}', { timeoutMs: 60_000 })).rejects.toMatchObject({
-      code: 'UNAVAILABLE',
+      code: 'FORBIDDEN',
       name: 'NoRespondersError',
     });
   });

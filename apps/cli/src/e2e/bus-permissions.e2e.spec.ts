@@ -154,7 +154,7 @@ describe('the bus as an attacker finds it: the shipped NATS permissions and the 
       return { refused: expected.includes(code), evidence: `${code}: ${(error as Error).message}` };
     }
   }
-  const NOT_PERMITTED: readonly ErrorCode[] = ['UNAVAILABLE'];
+  const NOT_PERMITTED: readonly ErrorCode[] = ['FORBIDDEN'];
 
   /** A subscription the server must refuse: the client hears of the violation, and no message arrives. */
   async function listen(bus: MessageBus, subject: string, trigger: () => Promise<unknown>): Promise<Outcome> {

@@ -42,26 +42,33 @@ interface McpProcess {
   stop(): Promise<void>;
 }
 
+/** Every server a test started, stopped at the end even when its test gave up waiting for it. */
+const started = new Set<ChildProcess>();
+afterAll(() => started.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
+
 /** `stagecraft mcp --http 0 …`, resolved once it listens; rejected with its stderr when it exits first. */
 async function startMcp(args: string[], env: Record<string, string>): Promise<McpProcess> {
-  const child = spawn(process.execPath, [CLI, 'mcp', '--http', '0', ...args], {
+  const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', CLI, 'mcp', '--http', '0', ...args], {
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
   let stderr = '';
   child.stdout?.resume();
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = new Promise<{ url: string; inspector: string }>((resolve, reject) => {
     child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString();
-      const found = /serving MCP on (http:\/\/\S+)/.exec(stderr);
-      if (found) resolve(found[1]);
+      const url = /serving MCP on (http:\/\/\S+)/.exec(stderr)?.[1];
+      const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1];
+      if (url && inspector) resolve({ url, inspector });
     });
     child.once('exit', (code) => reject(new Error(`stagecraft mcp exited (${code}) before listening:\n${stderr}`)));
   });
+  const { url, inspector } = await listening;
   return {
     child,
     url,
-    inspector: /Debugger listening on (ws:\/\/\S+)/.exec(stderr)![1],
+    inspector,
     port: Number(new URL(url).port),
     stderr: () => stderr,
     async stop() {
@@ -201,6 +208,10 @@ async function distributed(dir: string, project: string): Promise<Deployment> {
     STAGECRAFT_MCP_TOKEN: token,
     STAGECRAFT_SUBJECT_PREFIX: prefix,
     STAGECRAFT_STORE: `sqlite:${storePath}`,
+  }).catch(async (error: unknown) => {
+    await system.stop();
+    await model.close();
+    throw error;
   });
   return {
     name: 'distributed',

@@ -1,20 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ErrorIssue } from '@stagecraft/contracts';
+import type { ErrorCode, ErrorIssue } from '@stagecraft/contracts';
 import { McpHttpSettings, isLoopback } from './http-settings';
 
 /**
  * A request the HTTP edge refuses before any session or MCP server sees it. The body is the
- * `{ code, message, issues }` every Stagecraft refusal has; `UNAUTHORIZED` and `FORBIDDEN` exist only
- * here, at the HTTP edge, where the status carries them too.
+ * `{ code, message, issues }` every Stagecraft refusal has, with the status that says the same.
  */
 export interface Refusal {
   status: number;
   headers?: Record<string, string>;
-  body: { code: string; message: string; issues: ErrorIssue[] };
+  body: { code: ErrorCode; message: string; issues: ErrorIssue[] };
 }
 
-const refusal = (status: number, code: string, message: string, header?: string, headers?: Record<string, string>): Refusal => ({
+const refusal = (status: number, code: ErrorCode, message: string, header?: string, headers?: Record<string, string>): Refusal => ({
   status,
   headers,
   body: { code, message, issues: header ? [{ path: ['headers', header], message }] : [] },
@@ -86,4 +85,4 @@ export function checkDeclaredSize(headers: IncomingHttpHeaders, settings: McpHtt
 export const tooLarge = (settings: McpHttpSettings): Refusal =>
   refusal(413, 'LIMIT_EXCEEDED', `a request body may have at most ${settings.maxBodyBytes} bytes`);
 
-export const plain = (status: number, code: string, message: string): Refusal => refusal(status, code, message);
+export const plain = (status: number, code: ErrorCode, message: string): Refusal => refusal(status, code, message);

@@ -182,6 +182,10 @@ describe.each([
     });
     expect(badMode.content).toEqual([{ type: 'text', text: expect.stringContaining('mode') }]);
 
+    // A root outside --root is refused over stdio too, before any run starts.
+    const outside = structured(await mcp.client.callTool({ name: 'chat', arguments: { message: 'hi', root: '/' } }));
+    expect(outside).toMatchObject({ code: 'FORBIDDEN_PATH', issues: [{ path: ['root'] }] });
+
     const badId = structured(await mcp.client.callTool({ name: 'run_status', arguments: { runId: 'bad id!' } }));
     expect(badId).toMatchObject({ code: 'VALIDATION', issues: [{ path: ['runId'] }] });
 
