@@ -3,3 +3,4 @@ export * from './processes';
 export * from './scripts';
 export * from './prng';
 export * from './eventually';
+export * from './inspector';

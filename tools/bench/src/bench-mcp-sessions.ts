@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { liveHeapMb, rssMb } from '@stagecraft/testing';
 
 /**
  * `node tools/bench/dist/bench-mcp-sessions.js`: the resident memory of `stagecraft mcp --http` before
@@ -11,37 +12,6 @@ import { join } from 'node:path';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1200);
 const BIN = join(__dirname, '..', '..', '..', 'apps', 'cli', 'bin', 'stagecraft.cjs');
-
-/**
- * The server's live heap, in MB, after a full collection, asked over its inspector: resident memory
- * alone says more about when V8 chose to collect than about what the server holds.
- */
-async function liveHeapMb(inspector: string): Promise<number> {
-  const ws = new WebSocket(inspector);
-  await new Promise((opened, failed) => {
-    ws.onopen = opened;
-    ws.onerror = failed;
-  });
-  let next = 0;
-  type Answer = { id?: number; result?: { result?: { value?: unknown } } };
-  const call = (method: string, params: object = {}) =>
-    new Promise<Answer>((answered) => {
-      const id = ++next;
-      ws.addEventListener('message', function reply(event: MessageEvent) {
-        const message = JSON.parse(String(event.data)) as Answer;
-        if (message.id !== id) return;
-        ws.removeEventListener('message', reply);
-        answered(message);
-      });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  await call('HeapProfiler.collectGarbage');
-  const used = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
-  ws.close();
-  return Number(used.result?.result?.value) / 1024 / 1024;
-}
-
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 const initialize = JSON.stringify({
   jsonrpc: '2.0',

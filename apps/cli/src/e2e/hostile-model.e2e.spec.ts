@@ -15,8 +15,8 @@ import {
   startScriptedModelServer,
 } from '@stagecraft/scripted-model';
 import { QA_PASS_REPORT, eventually, macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
-import { DistributedSystem, startDistributedSystem } from './distributed-system';
-import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
+import { runToEnd } from './embedded-system';
+import { ScriptedDeployment, distributedDeployment, embeddedDeployment } from './scripted-deployments';
 
 /**
  * A hostile model, in both deployments (docs/security.md): a scripted model that makes the calls an
@@ -49,9 +49,7 @@ interface Attack {
   escaped: (s: Setup, shown: string[], d: Deployment) => Promise<boolean> | boolean;
 }
 
-interface Deployment extends RunFeed {
-  store: EventStore;
-}
+type Deployment = ScriptedDeployment;
 
 const hookBody = (marker: string) => `#!/bin/sh\ntouch ${marker}\n`;
 const isSymlink = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
@@ -323,15 +321,12 @@ function makeProject(dir: string): Setup {
   return { project, outside, markers };
 }
 
-function describeDeployment(
-  name: string,
-  start: (dir: string, server: ScriptedModelServer) => Promise<Deployment & { close(): Promise<void> }>,
-) {
+function describeDeployment(name: string, start: (dir: string, server: ScriptedModelServer) => Promise<Deployment>) {
   describe(`${name}: a hostile model`, () => {
     let server: ScriptedModelServer;
     let dir: string;
     let setup: Setup;
-    let d: Deployment & { close(): Promise<void> };
+    let d: Deployment;
     const ends = new Map<string, StagecraftEvent>();
     const lastShown = new Map<string, string[]>();
     const runIdOf = (a: Attack) => `${a.name}--${name}`;
@@ -473,32 +468,9 @@ function describeDeployment(
   });
 }
 
-describeDeployment('embedded', async (dir, server) => {
+describeDeployment('embedded', (dir, server) => {
   process.env['HOSTILE_SUITE_TOKEN'] = ENV_SECRET;
-  const system = await startEmbeddedSystem({ modelUrl: server.url, storePath: join(dir, 'embedded.db') });
-  return { ...system, close: () => system.stop() };
+  return embeddedDeployment(dir, server.url);
 });
 
-describeDeployment('distributed', async (dir, server) => {
-  const prefix = 'hostile';
-  const system: DistributedSystem = await startDistributedSystem({
-    prefix,
-    storePath: join(dir, 'distributed.db'),
-    env: {
-      OPENAI_BASE_URL: server.url,
-      OPENAI_API_KEY: ENV_SECRET,
-      STAGECRAFT_MODEL: 'scripted',
-      STAGECRAFT_MODEL_MAX_RETRIES: '0',
-    },
-  });
-  return {
-    bus: system.bus,
-    requester: system.requester,
-    prefix,
-    store: system.store,
-    async close() {
-      const codes = await system.stop();
-      expect(codes).toEqual(system.services.map(() => 0));
-    },
-  };
-});
+describeDeployment('distributed', (dir, server) => distributedDeployment(dir, server.url, 'hostile', { OPENAI_API_KEY: ENV_SECRET }));

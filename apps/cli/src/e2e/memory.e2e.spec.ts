@@ -7,8 +7,8 @@ import { memoryScopeOf } from '@stagecraft/memory';
 import { runOutcomeMemoryId } from '@stagecraft/memory-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';
-import { DistributedSystem, startDistributedSystem } from './distributed-system';
-import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
+import { runToEnd } from './embedded-system';
+import { ScriptedDeployment, distributedDeployment, embeddedDeployment } from './scripted-deployments';
 
 /**
  * Long-term memory from the outside, in both deployments (docs/decisions/0021): a run that ends DONE
@@ -50,19 +50,14 @@ function script(request: RecordedRequest): ScriptedReply {
   }
 }
 
-interface Deployment extends RunFeed {
-  store: EventStore;
-}
+type Deployment = ScriptedDeployment;
 
-function describeDeployment(
-  name: string,
-  start: (dir: string, server: ScriptedModelServer) => Promise<Deployment & { close(): Promise<void> }>,
-) {
+function describeDeployment(name: string, start: (dir: string, server: ScriptedModelServer) => Promise<Deployment>) {
   describe(`${name}: long-term memory`, () => {
     let server: ScriptedModelServer;
     let dir: string;
     let project: string;
-    let d: Deployment & { close(): Promise<void> };
+    let d: Deployment;
     const requestsOf = (runId: string) =>
       server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId);
     const run = async (runId: string, message: string) =>
@@ -161,26 +156,6 @@ function describeDeployment(
   });
 }
 
-describeDeployment('embedded', async (dir, server) => {
-  const system = await startEmbeddedSystem({ modelUrl: server.url, storePath: join(dir, 'embedded.db') });
-  return { ...system, close: () => system.stop() };
-});
+describeDeployment('embedded', (dir, server) => embeddedDeployment(dir, server.url));
 
-describeDeployment('distributed', async (dir, server) => {
-  const prefix = 'memory';
-  const system: DistributedSystem = await startDistributedSystem({
-    prefix,
-    storePath: join(dir, 'distributed.db'),
-    env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted', STAGECRAFT_MODEL_MAX_RETRIES: '0' },
-  });
-  return {
-    bus: system.bus,
-    requester: system.requester,
-    prefix,
-    store: system.store,
-    async close() {
-      const codes = await system.stop();
-      expect(codes).toEqual(system.services.map(() => 0));
-    },
-  };
-});
+describeDeployment('distributed', (dir, server) => distributedDeployment(dir, server.url, 'memory'));

@@ -7,8 +7,8 @@ import { memoryScopeOf } from '@stagecraft/memory';
 import { BusSubscription, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';
-import { DistributedSystem, startDistributedSystem } from './distributed-system';
-import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
+import { RunFeed, runToEnd } from './embedded-system';
+import { ScriptedDeployment, distributedDeployment, embeddedDeployment } from './scripted-deployments';
 
 /**
  * What the model retains and who may act on a run, from the outside, in both deployments: a memory
@@ -57,10 +57,7 @@ function script(request: RecordedRequest): ScriptedReply {
   }
 }
 
-interface Deployment extends RunFeed {
-  store: EventStore;
-  close(): Promise<void>;
-}
+type Deployment = ScriptedDeployment;
 
 /** Sends one message and waits until its run asks a person, or ends. */
 async function sendUntilAsked(d: RunFeed, request: RequestOf<'conversation.send'> & { runId: string }): Promise<StagecraftEvent> {
@@ -188,26 +185,6 @@ function describeDeployment(name: string, start: (dir: string, server: ScriptedM
   });
 }
 
-describeDeployment('embedded', async (dir, server) => {
-  const system = await startEmbeddedSystem({ modelUrl: server.url, storePath: join(dir, 'embedded.db') });
-  return { ...system, close: () => system.stop() };
-});
+describeDeployment('embedded', (dir, server) => embeddedDeployment(dir, server.url));
 
-describeDeployment('distributed', async (dir, server) => {
-  const prefix = 'ownership';
-  const system: DistributedSystem = await startDistributedSystem({
-    prefix,
-    storePath: join(dir, 'distributed.db'),
-    env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted', STAGECRAFT_MODEL_MAX_RETRIES: '0' },
-  });
-  return {
-    bus: system.bus,
-    requester: system.requester,
-    prefix,
-    store: system.store,
-    async close() {
-      const codes = await system.stop();
-      expect(codes).toEqual(system.services.map(() => 0));
-    },
-  };
-});
+describeDeployment('distributed', (dir, server) => distributedDeployment(dir, server.url, 'ownership'));

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, cpSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EventReader, createSqliteEventStore } from '@stagecraft/event-store';
 import { ScriptedModelServer, demoScript, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { REPO_ROOT, eventually } from '@stagecraft/testing';
+import { REPO_ROOT, eventually, liveHeapMb, rssMb } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from '../e2e/distributed-system';
 
 /**
@@ -126,36 +126,6 @@ const initialize = JSON.stringify({
 });
 const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
 
-/**
- * The server's live heap, in MB, after a full collection, asked over its inspector: resident memory
- * says more about when V8 chose to collect than about what the server holds.
- */
-async function liveHeapMb(inspector: string): Promise<number> {
-  const ws = new WebSocket(inspector);
-  await new Promise((opened, failed) => {
-    ws.onopen = opened;
-    ws.onerror = failed;
-  });
-  type Answer = { id?: number; result?: { result?: { value?: unknown } } };
-  let next = 0;
-  const call = (method: string, params: object = {}) =>
-    new Promise<Answer>((answered) => {
-      const id = ++next;
-      ws.addEventListener('message', function reply(event: MessageEvent) {
-        const message = JSON.parse(String(event.data)) as Answer;
-        if (message.id !== id) return;
-        ws.removeEventListener('message', reply);
-        answered(message);
-      });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  await call('HeapProfiler.collectGarbage');
-  const used = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
-  ws.close();
-  return Number(used.result?.result?.value) / 1024 / 1024;
-}
-
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const parseBody = (answer: Answer) => {
   try {
     return JSON.parse(answer.body) as { code?: string; message?: string; issues?: unknown[] };

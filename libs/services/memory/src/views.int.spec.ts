@@ -11,7 +11,8 @@ import { Host, startHost } from '@stagecraft/service-shell';
 import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
 import { memoryService } from './index';
 
-const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
+// Every project is in reach: these views are about folding, not scoping (ownership.int.spec.ts is).
+const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const, projectRoots: ['/'] };
 /** The service waits up to about this long for a position (a little less, so its answer arrives first). */
 const REQUEST_TIMEOUT_MS = 800;
 const PRICES = { 'gpt-a': { promptPerMTok: 2, completionPerMTok: 8 }, qa: { promptPerMTok: 1, completionPerMTok: 1 } };

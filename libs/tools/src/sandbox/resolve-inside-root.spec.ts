@@ -95,8 +95,8 @@ describe('resolveWritableInsideRoot', () => {
       expect(error).toBeInstanceOf(StagecraftError);
       expect(error).toMatchObject({
         code: 'FORBIDDEN_PATH',
-        message: `path '${path}' is not allowed: version-control metadata (.git, .hg, .svn) is read-only to the file tools`,
-        issues: [{ path: ['path'], message: 'version-control metadata (.git, .hg, .svn) is read-only to the file tools' }],
+        message: `path '${path}' is not allowed: version-control metadata (.git, .hg, .svn) and .stagecraft are read-only to the file tools`,
+        issues: [{ path: ['path'], message: 'version-control metadata (.git, .hg, .svn) and .stagecraft are read-only to the file tools' }],
       });
     }
     await expect(resolveWritableInsideRoot(root, 'src/.gitignore')).resolves.toBe(join(root, 'src', '.gitignore'));
