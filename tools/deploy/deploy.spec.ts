@@ -604,14 +604,15 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
   const passwordVariables = users.map((u) => u.variable);
   /** The subjects of a role's `publish` or `subscribe` `allow` or `deny` list. */
   const listOf = (role: string, direction: 'publish' | 'subscribe', kind: 'allow' | 'deny'): string[] => {
-    const section = new RegExp(`${direction}:\\s*\\{([\\s\\S]*?)\\n\\s*\\}|${direction}:\\s*\\{([^\\n]*)\\}`).exec(roleBlock(role));
+    // A section on one line first: a lazy multi-line match would run on into the next section's list.
+    const section = new RegExp(`${direction}:\\s*\\{([^\\n]*)\\}|${direction}:\\s*\\{([\\s\\S]*?)\\n\\s*\\}`).exec(roleBlock(role));
     const body = section?.[1] ?? section?.[2] ?? '';
     const list = new RegExp(`${kind}:\\s*(\\[[^\\]]*\\]|"[^"]*")`).exec(body)?.[1] ?? '';
     return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   };
 
-  it('has one user per service and one for clients, each with a password from the environment and its own permissions', () => {
-    expect(sorted(users.map((u) => u.user))).toEqual(sorted([...APPS, 'clients']));
+  it('has one user per service, one for the single-process host and one for clients, each with a password from the environment and its own permissions', () => {
+    expect(sorted(users.map((u) => u.user))).toEqual(sorted([...APPS, 'stagecraft-host', 'clients']));
     for (const { user, variable, role } of users) {
       expect([user, variable]).toEqual([user, `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`]);
       expect([user, roleBlock(role).length > 0]).toEqual([user, true]);
@@ -641,6 +642,24 @@ describe('the NATS server configuration (deploy/k8s/infra/nats.conf)', () => {
     }
     // Each role reads only its own inbox: with one shared `_INBOX` any member could read every reply.
     for (const { user, role } of users) expect(roleBlock(role)).toContain(`"_INBOX_${user}.>"`);
+  });
+
+  it('gives the single-process host (`serve --transport nats`) exactly what the six services may, with its own inbox', () => {
+    const roleOf = (user: string) => users.find((u) => u.user === user)?.role ?? '';
+    const host = roleOf('stagecraft-host');
+    const services = APPS.map(roleOf);
+    // A role that may publish nothing (`deny: ">"`) adds nothing; a subject one service is denied, another may publish.
+    const publish = new Set(services.flatMap((role) => listOf(role, 'publish', 'allow')));
+    for (const role of services)
+      for (const denied of listOf(role, 'publish', 'deny').filter((d) => d !== '>'))
+        expect([role, denied, publish.has(denied)]).toEqual([role, denied, true]);
+    expect(sorted(new Set(listOf(host, 'publish', 'allow')))).toEqual(sorted(publish));
+    expect(listOf(host, 'publish', 'deny')).toEqual([]);
+    const ownInbox = (role: string) => `_INBOX_${users.find((u) => u.role === role)?.user}.>`;
+    const subscribe = new Set(services.flatMap((role) => listOf(role, 'subscribe', 'allow').filter((p) => p !== ownInbox(role))));
+    expect(sorted(new Set(listOf(host, 'subscribe', 'allow')))).toEqual(sorted([...subscribe, '_INBOX_stagecraft-host.>']));
+    expect(listOf(host, 'subscribe', 'deny')).toEqual([]);
+    expect(roleBlock(host)).toMatch(/^\s*allow_responses: true$/m);
   });
 
   it('keeps the services\u2019 internal subjects from clients', () => {

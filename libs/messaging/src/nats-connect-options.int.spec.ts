@@ -73,7 +73,7 @@ describe('signing in to a nats-server that wants an identity', () => {
     });
     // Its own inbox is the one the role allows: a permitted request with no responder is told so, not refused.
     await expect(bus.request('allowed', '{}', { timeoutMs: 60_000 })).rejects.toMatchObject({
-      code: 'FORBIDDEN',
+      code: 'UNAVAILABLE',
       name: 'NoRespondersError',
     });
   });

@@ -39,7 +39,8 @@ export interface DistributedSystem {
 
 /** The NATS configuration the deployments ship (docker-compose.yml and the Kubernetes infra component). */
 export const SHIPPED_NATS_CONFIG = join(REPO_ROOT, 'deploy', 'k8s', 'infra', 'nats.conf');
-export const NATS_ROLES = [...SERVICE_APPS, 'clients'] as const;
+/** Every user of the shipped file: the server refuses to start without each one's password. */
+export const NATS_ROLES = [...SERVICE_APPS, 'stagecraft-host', 'clients'] as const;
 
 /**
  * The shipped configuration for another subject prefix, as its header tells an operator to make it:
@@ -91,6 +92,26 @@ export function writeNatsConfig(
   return { file, passwords, env };
 }
 
+/** The test's own connection, as the `harness` role. */
+export function connectHarness(address: string, passwords: Record<string, string>, prefix: string): Promise<MessageBus> {
+  return connectNatsBus(
+    { servers: address, auth: { user: 'harness', pass: passwords['harness'], inboxPrefix: '_INBOX_harness' } },
+    `${prefix}-test`,
+  );
+}
+
+/** A refusal in a suite that meant none shows where the shipped permissions fall short: printed at stop. */
+export function reportRefusals(nats: NatsServerHandle, label: string): void {
+  const refused = nats
+    .log()
+    .split('\n')
+    .filter((l) => /Violation|Authorization/i.test(l));
+  if (refused.length > 0)
+    process.stderr.write(
+      `nats-server refused (${label}):\n${[...new Set(refused.map((l) => l.replace(/^.*? - cid:\d+ - /, '')))].join('\n')}\n`,
+    );
+}
+
 /**
  * The distributed deployment for an e2e test: a nats-server with the shipped configuration (one user
  * per service, the clients' role, nobody anonymous), the six apps as OS processes sharing one sqlite
@@ -123,10 +144,7 @@ export async function startDistributedSystem(options: {
     ...options.env,
   });
   const services = await startServiceProcesses((name, healthPort) => envFor(name as ServiceName, healthPort));
-  const bus = await connectNatsBus(
-    { servers: address, auth: { user: 'harness', pass: config.passwords['harness'], inboxPrefix: '_INBOX_harness' } },
-    `${options.prefix}-test`,
-  );
+  const bus = await connectHarness(address, config.passwords, options.prefix);
   const requester = createRequester(bus, { prefix: options.prefix, newId: randomUUID, timeoutMs: options.timeoutMs ?? 10_000 });
   const store = createSqliteEventStore({ path: options.storePath });
   const system: DistributedSystem = {
@@ -147,15 +165,7 @@ export async function startDistributedSystem(options: {
       await bus.close();
       await store.close();
       const codes = await Promise.all(system.services.map((s) => s.stop()));
-      // A refusal in a suite that meant none shows where the shipped permissions fall short.
-      const refused = system.nats
-        .log()
-        .split('\n')
-        .filter((l) => /Violation|Authorization/i.test(l));
-      if (refused.length > 0)
-        process.stderr.write(
-          `nats-server refused (${options.prefix}):\n${[...new Set(refused.map((l) => l.replace(/^.*? - cid:\d+ - /, '')))].join('\n')}\n`,
-        );
+      reportRefusals(system.nats, options.prefix);
       await system.nats.stop();
       rmSync(configDir, { recursive: true, force: true });
       return codes;
