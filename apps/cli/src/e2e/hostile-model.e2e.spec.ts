@@ -228,9 +228,11 @@ const toolMessages = (r: RecordedRequest): string[] =>
  */
 const RACE_CALLS = 20;
 const RACE_TURNS = 10;
+// Each state is held a moment (half the time a directory, half a symlink out), so calls meet both.
 const FLIPPER = `const fs = require('fs'); const end = Date.now() + 60000; let n = 0;
+const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
 while (!fs.existsSync('stop-flip') && Date.now() < end) {
-  try { fs.renameSync('flip', 'flip.real'); fs.symlinkSync('../outside', 'flip'); fs.unlinkSync('flip'); fs.renameSync('flip.real', 'flip'); n++; } catch (e) {}
+  try { fs.renameSync('flip', 'flip.real'); fs.symlinkSync('../outside', 'flip'); pause(); fs.unlinkSync('flip'); fs.renameSync('flip.real', 'flip'); pause(); n++; } catch (e) {}
 }
 console.log('flips', n);`;
 

@@ -161,6 +161,8 @@ describe.each(TRANSPORTS)('the memory service’s read models over %s, on a SQLi
 
   describe('memory.history.get', () => {
     it("answers a conversation's turns in order, at the caller's own write", async () => {
+      // The conversation's first run names its project, as the conversation service records it.
+      await run('h-run', 'conv-h')([started('h-run', 'conv-h')]);
       const at = await append(streams.conversation('conv-h'), [
         { type: 'MessageAppended', data: message('h.user', 'user', 'What is this?') },
         { type: 'MessageAppended', data: message('h.answer', 'assistant', 'A tiny project.') },
@@ -183,6 +185,8 @@ describe.each(TRANSPORTS)('the memory service’s read models over %s, on a SQLi
   describe('memory.history.get after a compaction', () => {
     it('answers the summary as the model reads it, and the turns after it', async () => {
       const section = (items: string[]) => ({ items, sources: [{ stream: 'conversation-conv-k', from: 0, to: 1 }] });
+      // The conversation's first run names its project, as the conversation service records it.
+      await run('k-run', 'conv-k')([started('k-run', 'conv-k')]);
       const at = await append(streams.conversation('conv-k'), [
         { type: 'MessageAppended', data: message('k.1', 'user', 'Rename the module') },
         { type: 'MessageAppended', data: message('k.2', 'assistant', 'Renamed it.') },
