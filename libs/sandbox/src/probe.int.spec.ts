@@ -46,7 +46,8 @@ describe('runSandboxed', () => {
         queuedMs: expect.any(Number),
         quarantined: [],
       });
-      expect(Buffer.concat(output).toString()).toBe('.\n..\n');
+      // Stagecraft's own state directory is made before the command, to be bound read-only.
+      expect(Buffer.concat(output).toString()).toBe('.\n..\n.stagecraft\n');
       const mine =
         status.cgroupParent === null
           ? []

@@ -10,7 +10,7 @@ import { Machine } from './launch';
 import { probeSandbox } from './probe';
 import { KeyedSlots, Release, Slots } from './slots';
 import { CommandRequest, Finished } from './supervise';
-import { pinMetadata, quarantineNew, scanMetadata, unpin } from './vcs-metadata';
+import { ensureStateDirectory, pinMetadata, quarantineNew, scanMetadata, unpin } from './vcs-metadata';
 
 export interface CommandResult extends Finished {
   /** False only when the operator's opt-out ran the command directly. */
@@ -72,6 +72,7 @@ async function runUnsandboxed(request: CommandRequest, options: SandboxOptions):
  * before bwrap mounts over it. Hence one sandbox per root at a time (see `perRoot`).
  */
 async function runGuarded(machine: Machine, cgroupParent: string | null, request: CommandRequest, options: SandboxOptions) {
+  ensureStateDirectory(request.root);
   const before = await scanMetadata(request.root);
   const { pinned, complete } = pinMetadata(before);
   let finished: Finished;

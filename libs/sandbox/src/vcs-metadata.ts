@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, Stats } from 'node:fs';
 import type { PinnedPath } from './bwrap-args';
 import { lstat, mkdtemp, readdir, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -103,6 +103,20 @@ export async function scanMetadata(root: string, bounds: WalkBounds = WALK_BOUND
     level = next;
   }
   return { entries, incomplete, at, visited };
+}
+
+/**
+ * `.stagecraft` is made (empty) before a command runs, so it is always there to be bound read-only: a
+ * command can neither create it nor put a symlink in its place, and the host creating it for a
+ * workflow's worktrees while a command runs is never taken for metadata the command made. Where the
+ * root cannot be written, the command runs without it (and one it makes is quarantined).
+ */
+export function ensureStateDirectory(root: string): void {
+  try {
+    mkdirSync(join(root, '.stagecraft'));
+  } catch {
+    // There already, or a root this process may not write.
+  }
 }
 
 /** Linux's O_PATH: a handle on the entry itself, which opens nothing (a FIFO named `.git` cannot block it). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { Worktree } from '@stagecraft/contracts';
+import { StagecraftError, Worktree } from '@stagecraft/contracts';
 import {
   copyTreeFromRoot,
   readHeld,
@@ -72,10 +72,23 @@ const digestIn = (realCopy: string, path: string): string | null => {
   return file === null ? null : sha256(file.bytes);
 };
 
+/**
+ * The copies live in the root's own `.stagecraft`: a symlink on that way (planted before commands
+ * could no longer write there) would put them, and what is merged back from them, elsewhere.
+ */
+async function refuseRedirected(projectRoot: string, dir: string): Promise<void> {
+  const spelled = join(await realpath(projectRoot), relative(projectRoot, dir));
+  if ((await realpath(dir)) !== spelled)
+    throw new StagecraftError('FORBIDDEN_PATH', `'${relative(projectRoot, dir)}' leads out of its place through a symlink`, [
+      { path: ['projectRoot'], message: 'remove the symlink under .stagecraft, then start the workflow again' },
+    ]);
+}
+
 /** Creates the agent's copy of the project (idempotent: an existing one is kept, with whatever the agent did in it). */
 export async function prepareWorktree(projectRoot: string, worktree: Worktree): Promise<void> {
   if (await exists(manifestPath(worktree))) return;
   await mkdir(dirname(worktree.path), { recursive: true });
+  await refuseRedirected(projectRoot, dirname(worktree.path));
   if (worktree.method === 'git-worktree') {
     if (!(await exists(worktree.path))) {
       await hostGit(projectRoot, ['worktree', 'add', '--detach', worktree.path, 'HEAD'], await filtersOff(projectRoot));
