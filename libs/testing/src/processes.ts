@@ -12,12 +12,9 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts a built app (`apps/<name>/dist/main.js`) as its own OS process. */
-export function spawnApp(name: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', name, 'dist', 'main.js')], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A child process with its output kept and a SIGTERM stop: what every process a test starts is. */
+export function spawnProcess(name: string, command: string, args: readonly string[], env: Record<string, string>): ServiceProcess {
+  const child = spawn(command, args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
@@ -28,12 +25,19 @@ export function spawnApp(name: string, env: Record<string, string>): ServiceProc
     async stop() {
       // A process killed by a signal has no exit code, only a signal code.
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const exited = exitOf(child);
       child.kill('SIGTERM');
       return exited;
     },
   };
 }
+
+/** The path of a built app's entry point (`apps/<name>/dist/main.js`). */
+export const appMain = (name: string): string => join(REPO_ROOT, 'apps', name, 'dist', 'main.js');
+
+/** Starts a built app as its own OS process. */
+export const spawnApp = (name: string, env: Record<string, string>): ServiceProcess =>
+  spawnProcess(name, process.execPath, [appMain(name)], env);
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);

@@ -1,7 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, exitOf } from '@stagecraft/testing';
+import { REPO_ROOT, appMain, spawnProcess } from '@stagecraft/testing';
 
 /** The memory limit a service's Kubernetes manifest gives its container, in bytes. */
 export function manifestMemoryLimit(service: string): number {
@@ -73,17 +73,12 @@ export interface BoundedProcess {
 /** Starts `apps/<name>/dist/main.js` as its own process, in a memory cgroup at `limitBytes` when one can be made. */
 export function spawnBounded(name: string, env: Record<string, string>, limitBytes: number): BoundedProcess {
   const cgroup = makeCgroup(`stagecraft-bounds-${process.pid}-${name}`, limitBytes);
-  const main = join(REPO_ROOT, 'apps', name, 'dist', 'main.js');
+  const main = appMain(name);
   // The shell joins the cgroup, then becomes node: every byte the service ever takes is charged there.
-  const child = cgroup
-    ? spawn('/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, process.execPath, main], {
-        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : spawn(process.execPath, [main], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const started = cgroup
+    ? spawnProcess(name, '/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, process.execPath, main], env)
+    : spawnProcess(name, process.execPath, [main], env);
+  const { child } = started;
   return {
     name,
     child,
@@ -91,10 +86,9 @@ export function spawnBounded(name: string, env: Record<string, string>, limitByt
     limitBytes,
     peaks: () => ({ rss: peakRss(child.pid as number), cgroup: cgroup?.peak() ?? null }),
     oomKills: () => cgroup?.ooms() ?? 0,
-    output: () => output,
+    output: started.output,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exitOf(child);
+      await started.stop();
       if (cgroup) rmdirSync(cgroup.dir);
     },
   };

@@ -1,11 +1,19 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EventStore, createSqliteEventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester, createRequester } from '@stagecraft/messaging';
-import { NatsServerHandle, REPO_ROOT, ServiceProcess, exitOf, freePort, startNatsServer, waitForHttp } from '@stagecraft/testing';
+import {
+  NatsServerHandle,
+  REPO_ROOT,
+  ServiceProcess,
+  exitOf,
+  freePort,
+  spawnProcess,
+  startNatsServer,
+  waitForHttp,
+} from '@stagecraft/testing';
 import { connectHarness, reportRefusals, writeNatsConfig } from './distributed-system';
 
 export interface ServedSystem {
@@ -27,30 +35,14 @@ export interface ServedSystem {
 /** `stagecraft serve --transport nats` as its own OS process, its output kept; resolves once `/readyz` answers 200. */
 async function spawnServe(natsAddress: string, env: Record<string, string>): Promise<ServiceProcess> {
   const healthPort = await freePort();
-  const child = spawn(
-    process.execPath,
-    [join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs'), 'serve', '--transport', 'nats', '--nats-url', natsAddress],
-    {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env, STAGECRAFT_HEALTH_PORT: String(healthPort) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const host: ServiceProcess = {
-    name: 'stagecraft serve',
-    child,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = exitOf(child);
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  const cli = join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs');
+  const host = spawnProcess('stagecraft serve', process.execPath, [cli, 'serve', '--transport', 'nats', '--nats-url', natsAddress], {
+    ...env,
+    STAGECRAFT_HEALTH_PORT: String(healthPort),
+  });
+  const { child } = host;
   const exitedEarly = exitOf(child).then((code) => {
-    throw new Error(`stagecraft serve exited (${code}) before it was ready:\n${output}`);
+    throw new Error(`stagecraft serve exited (${code}) before it was ready:\n${host.output()}`);
   });
   try {
     await Promise.race([waitForHttp(`http://127.0.0.1:${healthPort}/readyz`, 30_000), exitedEarly]);
