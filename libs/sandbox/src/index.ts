@@ -5,7 +5,7 @@ export type { CommandResult } from './run-sandboxed';
 export type { CommandRequest } from './supervise';
 export { probeSandbox } from './probe';
 export type { ProcessLimit, SandboxStatus } from './probe';
-export { createScrubber, secretsFromEnv } from './scrubber';
+export { REDACTION_MARK, createScrubber, redactionsIn, secretsFromEnv } from './scrubber';
 export { bwrapArgs, hostLayout } from './bwrap-args';
 export type { BwrapPlan, HostLayout } from './bwrap-args';
 export { sandboxEnvironment } from './environment';

@@ -18,6 +18,12 @@ export function secretsFromEnv(env: Record<string, string | undefined>): Record<
   );
 }
 
+/** How every redaction starts: `[redacted:NAME]` for a variable's value, `[redacted:kind]` for a form. */
+export const REDACTION_MARK = '[redacted:';
+
+/** How many redactions a text holds. */
+export const redactionsIn = (text: string): number => text.split(REDACTION_MARK).length - 1;
+
 /**
  * Secrets recognised by their form wherever they come from (a `.env` file, `git remote -v`, a
  * command's debug output), not only the values of the service's own variables. Each is specific

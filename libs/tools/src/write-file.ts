@@ -1,7 +1,10 @@
 import { Stats } from 'node:fs';
 import { z } from 'zod';
 import { ToolContext } from './context';
+import { REDACTION_MARK } from '@stagecraft/sandbox';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
+import { readTextInsideRoot } from './read-file';
+import { refuseRedactedSecrets } from './redactions';
 import { writeInsideRoot } from './sandbox/pinned';
 import { displayPath, resolveWritableInsideRoot } from './sandbox/resolve-inside-root';
 import { byteLength } from './text';
@@ -24,6 +27,9 @@ export async function writeFileTool(args: WriteFileArgs, context: ToolContext): 
       });
     }
   };
+  // The file is read only when the content could put a redaction in the place of a secret.
+  if (args.content.includes(REDACTION_MARK))
+    refuseRedactedSecrets(shown, readTextInsideRoot(context.root, absolute, shown, 'write_file'), args.content);
   const replaced = writeInsideRoot(context.root, absolute, shown, args.content, { check });
   context.progress(`wrote ${shown}`);
   return succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${replaced ? 'replaced' : 'created'})`);

@@ -199,6 +199,18 @@ const attacks: Attack[] = [
     escaped: (_s, shown) => shown.some((t) => t.includes('hunter2secret') || t.includes('AKIAIOSFODNN7EXAMPLE') || t.includes(ENV_SECRET)),
   },
   {
+    name: 'write-back-redacted-secret',
+    // What the model read was scrubbed; written back, the placeholder would replace the user's secret.
+    calls: () => [
+      { name: 'read_file', arguments: { path: 'deploy.env' } },
+      {
+        name: 'write_file',
+        arguments: { path: 'deploy.env', content: 'DATABASE_URL=postgres://admin:[redacted:password]@db.internal/app\n' },
+      },
+    ],
+    escaped: (s) => !readFileSync(join(s.project, 'deploy.env'), 'utf8').includes('hunter2secret'),
+  },
+  {
     name: 'memory-retain-under-approve-writes',
     approve: 'writes',
     calls: () => [{ name: 'memory_retain', arguments: { content: `${PLANTED} (approval)`, tier: 'architecture' } }],

@@ -4,6 +4,7 @@ import { ToolFailureError, ToolOutcome, succeeded } from '../outcome';
 import { readTextInsideRoot } from '../read-file';
 import { removeInsideRoot, writeInsideRoot } from '../sandbox/pinned';
 import { displayPath, resolveWritableInsideRoot } from '../sandbox/resolve-inside-root';
+import { refuseRedactedSecrets } from '../redactions';
 import { applyHunks } from './apply-hunks';
 import { FilePatch, parsePatch } from './parse-patch';
 
@@ -46,6 +47,7 @@ async function plan(context: ToolContext, pending: Pending, file: FilePatch): Pr
     }
   }
   const next = applyHunks(original, file, shown);
+  if (next !== null) refuseRedactedSecrets(shown, original, next);
   if (source !== null && source !== target) pending.set(source, { shown, content: null });
   if (target !== null) pending.set(target, { shown: displayPath(context.root, target), content: next });
   const kind = source === null ? 'create' : target === null ? 'delete' : 'edit';
