@@ -2,9 +2,6 @@ import { PromptAssembleReply, PromptAssembleRequest } from '@stagecraft/contract
 import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import type { DriverPorts } from './driver-ports';
 
-/** Room for a prompt-assembly restart. */
-export const PROMPT_RETRY_WINDOW_MS = RESTART_WINDOW_MS;
-
 /**
  * `prompt.assemble`, asked again while no prompt-assembly replica answers (none there, or one that
  * died with the request), with the same attempts and pauses as `tool.execute`. Assembling is a pure
@@ -18,7 +15,7 @@ export function assemblePrompt(
 ): Promise<PromptAssembleReply> {
   const now = () => ports.clock().getTime();
   return requestRetrying(ports.requester, 'prompt.assemble', request, {
-    giveUpAt: now() + PROMPT_RETRY_WINDOW_MS,
+    giveUpAt: now() + RESTART_WINDOW_MS,
     now,
     onRetry: (attempt, code) => ports.logger.warn({ runId, attempt, code }, 'no prompt assembly answers; asking again'),
   });

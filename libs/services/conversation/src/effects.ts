@@ -12,7 +12,7 @@ import {
   nextStep,
   requestViolations,
 } from '@stagecraft/run';
-import { requestRetrying } from '@stagecraft/messaging';
+import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { assemblePrompt } from './assemble-prompt';
 import { DriverPorts } from './driver-ports';
@@ -202,9 +202,6 @@ function recordOf(
   };
 }
 
-/** Room on top of the call's own budget for restarts and the request itself. */
-const TOOL_REQUEST_SLACK_MS = 30_000;
-
 /**
  * Asks the tool service to run a call, again with the same call id while it is unreachable or silent:
  * the call id makes the retry safe (a call that ran is replayed, one that was cut off is recorded as
@@ -223,7 +220,8 @@ async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>): 
 function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<ReplyOf<'tool.execute'>> {
   const clock = () => ports.clock().getTime();
   return requestRetrying(ports.requester, 'tool.execute', request, {
-    giveUpAt: clock() + toolCallBudgetMs(request.tool, request.arguments) + TOOL_REQUEST_SLACK_MS,
+    // On top of the call's own budget: room for a restart of the tool service.
+    giveUpAt: clock() + toolCallBudgetMs(request.tool, request.arguments) + RESTART_WINDOW_MS,
     now: clock,
     causationId: request.callId,
     onRetry: (attempt, code) => {
