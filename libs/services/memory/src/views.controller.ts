@@ -16,12 +16,14 @@ import type { MemoryViews } from './views/memory-views';
 @Controller()
 export class ViewsController {
   private readonly roots: readonly string[] | undefined;
+  private readonly servedRoot: (projectRoot: string | null) => boolean;
 
   constructor(
     @Inject(MEMORY_VIEWS) private readonly views: MemoryViews,
     @Inject(SHELL_CONFIG) shell: Pick<ShellPorts, 'projectRoots'>,
   ) {
     this.roots = shell.projectRoots;
+    this.servedRoot = servedBy(shell.projectRoots);
   }
 
   /** Whether the run or conversation belongs to a served project, by the runs view at the same position. */
@@ -29,7 +31,7 @@ export class ViewsController {
     if (this.roots === undefined) return true;
     const { state } = await this.views.read(runsModel, minPosition);
     const root = query.runId !== undefined ? rootOfRun(state, query.runId) : rootOfConversation(state, query.conversationId ?? '');
-    return servedBy(this.roots)(root);
+    return this.servedRoot(root);
   }
 
   @Handles('memory.reasoning-outcome.get')
