@@ -17,6 +17,8 @@ describe('exit codes', () => {
     expect(exitCodeOfError({ code: 'UNAVAILABLE' })).toBe(EXIT.unreachable);
     expect(exitCodeOfError({ code: 'TIMEOUT' })).toBe(EXIT.unreachable);
     expect(exitCodeOfError({ code: 'INTERNAL' })).toBe(EXIT.failed);
+    // A damaged store is neither "try again later" nor "a check found a difference".
+    expect(exitCodeOfError({ code: 'CORRUPT' })).toBe(5);
   });
 
   it('keep waiting apart from unreachable', () => {

@@ -15,6 +15,8 @@ export const EXIT = {
   unreachable: 3,
   /** A run or workflow waits for a person's approval (`stagecraft approve`); it stays in the store. */
   waiting: 4,
+  /** The event store is damaged (its file fails the integrity check at open): retrying will not help, restoring will. */
+  corrupt: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -27,7 +29,8 @@ Exit codes:
   2  usage or configuration error (unknown option, bad value, missing store directory)
   3  a dependency is unreachable: NATS, the event store or the model endpoint;
      for health, a service or a required dependency is down
-  4  waiting for approval: answer with \`stagecraft approve <id>\``;
+  4  waiting for approval: answer with \`stagecraft approve <id>\`
+  5  the event store is damaged (its file fails the integrity check): restore it from a backup`;
 
 /** An error a command threw: unreachable and timed-out dependencies are 3, a fault of ours 1, the rest bad input. */
 export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {
@@ -37,6 +40,8 @@ export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {
       return EXIT.unreachable;
     case 'INTERNAL':
       return EXIT.failed;
+    case 'CORRUPT':
+      return EXIT.corrupt;
     default:
       return EXIT.usage;
   }

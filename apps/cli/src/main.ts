@@ -20,6 +20,8 @@ import type { ChatFlags } from './commands/chat';
 import type { ForkFlags } from './commands/fork';
 import type { HealthFlags } from './commands/health';
 import type { RunsListFlags } from './commands/runs';
+import type { CancelFlags } from './commands/cancel';
+import type { ResumeFlags } from './commands/resume';
 import type { ServeFlags } from './commands/serve';
 import type { WorkflowFlags } from './commands/workflow';
 import type { McpFlags } from './mcp/serve';
@@ -90,11 +92,12 @@ program
 program
   .command('chat')
   .description('send a message and follow its run live (embedded unless --nats-url)')
-  .argument('<message>', 'what you want done')
+  .argument('[message]', 'what you want done (optional with --continue)')
   .requiredOption('--root <dir>', 'the project the run works in')
   .addOption(new Option('--mode <mode>', 'agent | chat').argParser(parseMode).default('agent'))
   .option('--reasoning', 'require reasoning on every step')
   .option('--conversation <id>', 'continue a conversation')
+  .option('--continue', "first drive the conversation's unfinished runs to their end (--conversation, or the root's latest)")
   .addOption(
     new Option(
       '--approve <policy>',
@@ -107,9 +110,13 @@ program
   .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())
   .addOption(storeOption())
-  .action(async (message: string, flags: ChatFlags & ConnectionFlags) => {
+  .action(async (message: string | undefined, flags: ChatFlags & ConnectionFlags) => {
+    if (message === undefined && !flags.continue)
+      throw new CommanderError(2, 'stagecraft.missingMessage', 'error: missing message (or --continue)');
     const { chat } = await load(() => import('./commands/chat.js'));
-    process.exitCode = exitCodeOfRun(await chat(message, flags, await config(flags)));
+    const result = await chat(message, flags, await config(flags));
+    // Ctrl-C: 130, as a shell reports a command the user interrupted, once the cancelled run has settled.
+    process.exitCode = result.interrupted ? 130 : exitCodeOfRun(result);
   });
 
 program
@@ -133,7 +140,7 @@ runs
   .command('list')
   .description('the runs, newest first: status, stage, times, model calls, tokens, cost, delivery and QA (embedded unless --nats-url)')
   .option('--stuck', 'only runs idle for longer than STAGECRAFT_STUCK_AFTER_MS (default 10 minutes)')
-  .option('--status <status>', 'running | completed | failed')
+  .option('--status <status>', 'running | completed | failed | cancelled')
   .addOption(new Option('--limit <n>', 'at most this many runs (1-500)').argParser(wholeNumber(1, 500)).default(50))
   .option('--json', 'the runs.list reply object')
   .addOption(natsOption())
@@ -154,6 +161,32 @@ runs
     const restore = flags.prompts ? (await load(() => import('./commands/runs.js'))).restorePrompts : undefined;
     const found = await showRun(runId, await storeOf(flags), Boolean(flags.json), restore);
     process.exitCode = found ? EXIT.done : EXIT.failed;
+  });
+runs
+  .command('resume')
+  .description('drive an unfinished run on to its end from this process, and follow it live (embedded unless --nats-url)')
+  .argument('<runId>')
+  .option('--json', 'one JSON object per run event, then the result')
+  .addOption(timeoutOption('give up after this long', 600_000))
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (runId: string, flags: ResumeFlags & ConnectionFlags) => {
+    const { resumeRun } = await load(() => import('./commands/resume.js'));
+    process.exitCode = exitCodeOfRun(await resumeRun(runId, flags, await config(flags)));
+  });
+runs
+  .command('cancel')
+  .description(
+    'cancel a run: a tool call in flight is stopped and recorded interrupted; exit 1 if it had ended (embedded unless --nats-url)',
+  )
+  .argument('<runId>')
+  .option('--reason <text>', 'why, for the people reading the run (at most 500 characters)')
+  .option('--json', 'the run.cancel reply object')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (runId: string, flags: CancelFlags & ConnectionFlags) => {
+    const { cancelRunCommand } = await load(() => import('./commands/cancel.js'));
+    process.exitCode = await cancelRunCommand(runId, flags, await config(flags));
   });
 runs
   .command('replay')
@@ -287,6 +320,18 @@ workflow
   .action(async (workflowId: string, flags: { json?: boolean } & ConnectionFlags) => {
     const { showWorkflow } = await load(() => import('./commands/workflow.js'));
     await showWorkflow(workflowId, flags, await config(flags));
+  });
+workflow
+  .command('cancel')
+  .description('stop a workflow: nothing more is dispatched and its running agents are cancelled; exit 1 if it had ended')
+  .argument('<workflowId>')
+  .option('--reason <text>', 'why, for the people reading the workflow (at most 500 characters)')
+  .option('--json', 'the workflow.cancel reply object')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (workflowId: string, flags: { reason?: string; json?: boolean } & ConnectionFlags) => {
+    const { cancelWorkflowCommand } = await load(() => import('./commands/workflow.js'));
+    process.exitCode = await cancelWorkflowCommand(workflowId, flags, await config(flags));
   });
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {

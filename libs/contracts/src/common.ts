@@ -43,3 +43,7 @@ export { ContextIdString as ContextId } from './context';
 
 export const IsoTimestamp = z.iso.datetime({ offset: true });
 export const NonBlank = z.string().trim().min(1);
+
+/** The bounds a run keeps (`RunStarted.limits`) that can run out before the work is done. */
+export const RunLimitName = z.enum(['maxToolIterations', 'maxDeliveryChecks']);
+export type RunLimitName = z.infer<typeof RunLimitName>;

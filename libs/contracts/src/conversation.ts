@@ -29,7 +29,8 @@ export type ConversationForkRequest = z.infer<typeof ConversationForkRequest>;
 export const ConversationForkReply = z.object({ runId: RunId, conversationId: ConversationId, forkedFrom: RunForkPoint });
 export type ConversationForkReply = z.infer<typeof ConversationForkReply>;
 
-export const RunStatus = z.enum(['running', 'completed', 'failed']);
+/** `cancelled`: someone stopped the run (`RunCancelled`); it is never driven on. */
+export const RunStatus = z.enum(['running', 'completed', 'failed', 'cancelled']);
 export const RunView = z.object({
   runId: RunId,
   conversationId: ConversationId,
@@ -50,3 +51,13 @@ export const RunGetRequest = z.object({ runId: RunId });
 export type RunGetRequest = z.infer<typeof RunGetRequest>;
 export const RunGetReply = z.object({ run: RunView });
 export type RunGetReply = z.infer<typeof RunGetReply>;
+
+/** `conversation.run.resume`: drive an unfinished run on to its end, from whichever process serves it. */
+export const RunResumeRequest = z.strictObject({ runId: RunId });
+export type RunResumeRequest = z.infer<typeof RunResumeRequest>;
+/**
+ * `resumed`: a driver was started for the run, or one drives it already (follow its feed). False for a
+ * run that has ended or waits for a person's approval: `run` says which.
+ */
+export const RunResumeReply = z.object({ run: RunView, resumed: z.boolean() });
+export type RunResumeReply = z.infer<typeof RunResumeReply>;

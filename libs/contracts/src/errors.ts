@@ -17,6 +17,8 @@ export const ErrorCode = z.enum([
   'FORBIDDEN',
   /** The deployment's settings name something that does not exist (e.g. a model the endpoint does not know). */
   'CONFIGURATION',
+  /** Stored data is damaged (an event store file that fails its integrity check): retrying will not help. */
+  'CORRUPT',
   'INTERNAL',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

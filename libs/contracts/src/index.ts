@@ -15,6 +15,7 @@ export * from './tools';
 export * from './context';
 export * from './templates';
 export * from './upstream';
+export * from './merge-conflicts';
 export * from './workflows';
 export * from './approvals';
 export * from './workflow-runs';

@@ -18,5 +18,12 @@ export const EventMetadata = z.object({
   commitStart: z.number().int().min(0).optional(),
   correlationId: Id.optional(),
   occurredAt: IsoTimestamp,
+  /**
+   * The event's link in its stream's hash chain, set by the event store on append (a value given by
+   * the writer is replaced): `prev` is the hash of the stream's event before it (the first event's is
+   * a hash of the stream name), `hash` covers `prev` and the event's id, type, data and metadata
+   * without this field (docs/decisions/0037). Absent in logs written before streams were chained.
+   */
+  chain: z.object({ prev: z.string().max(64), hash: z.string().max(64) }).optional(),
 });
 export type EventMetadata = z.infer<typeof EventMetadata>;

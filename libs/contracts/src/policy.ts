@@ -44,6 +44,11 @@ export const PolicyDecideRequest = z.object({
   reasoningEnabled: z.boolean(),
   stage: Stage,
   delegation: DelegationState.default(NO_DELEGATION),
+  /**
+   * The workflow agent type whose run this is (its AgentBrief), absent for a person's run. Only a
+   * `ticket-agent`, which works in its own copy, gets write and execute tools (docs/decisions/0036).
+   */
+  workflowAgentType: AgentType.optional(),
 });
 export type PolicyDecideRequest = z.infer<typeof PolicyDecideRequest>;
 export const PolicyDecideReply = z.object({ policy: StagePolicy });

@@ -1,10 +1,36 @@
 import { z } from 'zod';
-import { ConversationId, DeliveryState, IsoTimestamp, RunId, Stage, UserMode } from './common';
+import { ConversationId, DeliveryState, IsoTimestamp, RunId, RunLimitName, Stage, UserMode } from './common';
 import { PendingApproval } from './approvals';
 import { RunStatus } from './conversation';
 import { ErrorCode } from './errors';
 import { LogPosition } from './memory';
 import { QAReport, Usage } from './qa';
+
+/** Who cancelled a run: a person at the CLI (`user`: Ctrl-C on chat; `cli`: `runs cancel`), an MCP client, or a workflow. */
+export const CancelledBy = z.enum(['user', 'cli', 'mcp', 'workflow', 'operator']);
+export type CancelledBy = z.infer<typeof CancelledBy>;
+
+/** A run's cancellation as the runs view keeps it. */
+export const RunCancellation = z.object({ by: CancelledBy, reason: z.string() });
+export type RunCancellation = z.infer<typeof RunCancellation>;
+
+/**
+ * `run.cancel`: stop a run. `reason` is free text for people (bounded, never read by the model).
+ * An unknown field is refused rather than ignored.
+ */
+export const RunCancelRequest = z.strictObject({
+  runId: RunId,
+  by: CancelledBy,
+  reason: z.string().trim().max(500).default(''),
+});
+export type RunCancelRequest = z.infer<typeof RunCancelRequest>;
+/** `cancelled`: this request cancelled it; `ended`: it had ended already (`status` says how), and nothing was appended. */
+export const RunCancelReply = z.object({
+  runId: RunId,
+  outcome: z.enum(['cancelled', 'ended']),
+  status: RunStatus,
+});
+export type RunCancelReply = z.infer<typeof RunCancelReply>;
 
 /** What a run's model calls used, per model (`qa` for the reviewer's calls, whose model is not recorded). */
 export const TokensByModel = z.record(z.string(), Usage);
@@ -41,6 +67,10 @@ export const RunRecord = z.object({
   deliveryState: DeliveryState.nullable(),
   qaVerdict: QAReport.shape.verdict.nullable(),
   failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
+  /** The bound that ended a completed run short of `DONE` (`RunCompleted.limit`), when one did. */
+  limit: RunLimitName.optional(),
+  /** Who cancelled the run and why, when it was cancelled (absent or null otherwise). */
+  cancellation: RunCancellation.nullable().optional(),
   /** The tool call a running run waits on a person's approval for; absent when it waits for nothing. */
   pendingApproval: PendingApproval.optional(),
 });
@@ -51,6 +81,11 @@ export const RunSummary = RunRecord.extend({
   cost: RunCost,
   /** Started, not ended, and idle for longer than the service's threshold (`STAGECRAFT_STUCK_AFTER_MS`). */
   stuck: z.boolean(),
+  /**
+   * Started, not ended, and waiting for no person: `stagecraft runs resume` drives it on from any
+   * process (it follows the run when another process drives it already).
+   */
+  resumable: z.boolean(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -61,6 +96,8 @@ export type RunSummary = z.infer<typeof RunSummary>;
 export const RunsListRequest = z.strictObject({
   status: RunStatus.optional(),
   conversationId: ConversationId.optional(),
+  /** Only runs in this project root (as `RunStarted.projectRoot` names it). */
+  projectRoot: z.string().min(1).max(4096).optional(),
   stuck: z.boolean().optional(),
   limit: z.number().int().min(1).max(500).default(50),
   minPosition: LogPosition.optional(),

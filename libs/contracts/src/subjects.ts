@@ -7,11 +7,20 @@ import {
   ConversationSendRequest,
   RunGetReply,
   RunGetRequest,
+  RunResumeReply,
+  RunResumeRequest,
 } from './conversation';
 import { RunEventMessage } from './events';
 import { ModelStreamDelta } from './model';
 import { ApprovalAnswerReply, ApprovalAnswerRequest } from './approvals';
-import { WorkflowGetReply, WorkflowGetRequest, WorkflowStartReply, WorkflowStartRequest } from './workflow-runs';
+import {
+  WorkflowCancelReply,
+  WorkflowCancelRequest,
+  WorkflowGetReply,
+  WorkflowGetRequest,
+  WorkflowStartReply,
+  WorkflowStartRequest,
+} from './workflow-runs';
 import { HealthReply, HealthRequest } from './health';
 import {
   HistoryGetReply,
@@ -28,8 +37,11 @@ import {
 import { PolicyDecideReply, PolicyDecideRequest, PolicyTableReply, PolicyTableRequest } from './policy';
 import { PromptAssembleReply, PromptAssembleRequest, WorkflowNextReply, WorkflowNextRequest } from './prompts';
 import { QaReviewReply, QaReviewRequest } from './qa';
-import { RunsGetReply, RunsGetRequest, RunsListReply, RunsListRequest } from './runs';
+import { RunCancelReply, RunCancelRequest, RunsGetReply, RunsGetRequest, RunsListReply, RunsListRequest } from './runs';
 import { IndexMapReply, IndexMapRequest, ToolExecuteReply, ToolExecuteRequest, ToolProgress } from './tools';
+
+const RunCancelledNotice = z.strictObject({ runId: Id });
+const ToolCancelNotice = z.strictObject({ callId: Id, reason: z.string().max(500) });
 
 export const DEFAULT_SUBJECT_PREFIX = 'stagecraft';
 /** Reported by every health reply; bumped with the contracts. */
@@ -50,13 +62,16 @@ const contract = <Req extends z.ZodType, Rep extends z.ZodType>(owner: ServiceNa
 export const requestContracts = {
   'conversation.send': contract('conversation', ConversationSendRequest, ConversationSendReply),
   'conversation.run.get': contract('conversation', RunGetRequest, RunGetReply),
+  'conversation.run.resume': contract('conversation', RunResumeRequest, RunResumeReply),
   'conversation.fork': contract('conversation', ConversationForkRequest, ConversationForkReply),
+  'run.cancel': contract('conversation', RunCancelRequest, RunCancelReply),
   'policy.decide': contract('policy', PolicyDecideRequest, PolicyDecideReply),
   'policy.table': contract('policy', PolicyTableRequest, PolicyTableReply),
   'prompt.assemble': contract('prompt-assembly', PromptAssembleRequest, PromptAssembleReply),
   'workflow.next': contract('prompt-assembly', WorkflowNextRequest, WorkflowNextReply),
   'workflow.start': contract('conversation', WorkflowStartRequest, WorkflowStartReply),
   'workflow.get': contract('conversation', WorkflowGetRequest, WorkflowGetReply),
+  'workflow.cancel': contract('conversation', WorkflowCancelRequest, WorkflowCancelReply),
   'approval.answer': contract('conversation', ApprovalAnswerRequest, ApprovalAnswerReply),
   'tool.execute': contract('tool-execution', ToolExecuteRequest, ToolExecuteReply),
   'index.map': contract('tool-execution', IndexMapRequest, IndexMapReply),
@@ -96,6 +111,14 @@ export const publishContracts = {
   'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: RunEventMessage },
   'run.stream': { subject: (runId: string) => `run.${Id.parse(runId)}.stream`, message: ModelStreamDelta },
   'tool.progress': { subject: (callId: string) => `tool.${Id.parse(callId)}.progress`, message: ToolProgress },
+  /**
+   * A hint to whichever replica drives the run that `RunCancelled` was appended; the driver reads the log
+   * before it acts on it. One subject with the id in the body: ids may hold dots, and a subscriber to
+   * `run.>` would get every feed.
+   */
+  'run.cancelled': { subject: () => 'run.cancelled', message: RunCancelledNotice },
+  /** The driver of a cancelled run asks whichever tool service runs the call to kill it (recorded interrupted). */
+  'tool.cancel': { subject: () => 'tool.cancel', message: ToolCancelNotice },
 } as const;
 
 export function withPrefix(prefix: string, subject: string): string {

@@ -61,6 +61,9 @@ export const ConflictResolution = z.object({
   conflictDescription: NonBlank,
   resolutionApproach: NonBlank,
   conflictingInputs: z.array(ContextIdString).min(1),
+  /** A ticket collector resolving a merge conflict: the file (as the conflict names it) and its resolved content (docs/decisions/0036). */
+  path: NonBlank.optional(),
+  resolvedContent: z.string().max(200_000).optional(),
 });
 export type ConflictResolution = z.infer<typeof ConflictResolution>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, NonBlank, RunId, Stage, ToolName, UserMode } from './common';
 import { boundedJsonObject } from './json-structure';
-import { DelegationState, NO_DELEGATION } from './policy';
+import { DelegationState, NO_DELEGATION, PolicyDecideRequest } from './policy';
 
 export const ToolCallId = Id;
 
@@ -23,6 +23,8 @@ export const ToolExecuteRequest = z.object({
   reasoningEnabled: z.boolean(),
   delegation: DelegationState.default(NO_DELEGATION),
   projectRoot: NonBlank,
+  /** The workflow agent type whose run asks (docs/decisions/0036): the policy decided here again refuses writes to any but a ticket agent. */
+  workflowAgentType: PolicyDecideRequest.shape.workflowAgentType,
 });
 export type ToolExecuteRequest = z.infer<typeof ToolExecuteRequest>;
 
@@ -35,6 +37,8 @@ export const ToolResult = z.object({
   durationMs: z.number().min(0),
   /** True when the call id had already run and the recorded result was returned instead. */
   replayed: z.boolean(),
+  /** The call was cut off (its service stopped, or its run was cancelled): its effect is unknown, and it is not run again. */
+  interrupted: z.boolean().optional(),
 });
 export type ToolResult = z.infer<typeof ToolResult>;
 export const ToolExecuteReply = ToolResult;

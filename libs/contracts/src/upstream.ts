@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NonBlank } from './common';
 import { ContextIdString, ContextTimestamp } from './context';
+import { ConflictDetail } from './merge-conflicts';
 import {
   ConsolidationTemplate,
   DelegationTemplate,
@@ -26,10 +27,12 @@ export const UpstreamContext = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('planning-collector'), result: PlanningCollectorResult }),
   z.object({ kind: z.literal('ticket'), ticket: PlanningTicket }),
   z.object({ kind: z.literal('ticket-result'), result: TicketAgentResult }),
-  /** Files two ticket agents both changed: left as they were for the ticket collector to resolve. */
+  /** Files a ticket changed that the user (or another ticket) changed too: left as the user has them, for the ticket collector. */
   z.object({
     kind: z.literal('merge-conflicts'),
-    conflicts: z.array(z.object({ path: NonBlank, agentIds: z.array(NonBlank).min(2), contextIds: z.array(ContextIdString).min(2) })).min(1),
+    conflicts: z
+      .array(z.object({ path: NonBlank, agentIds: z.array(NonBlank).min(1), contextIds: z.array(ContextIdString).min(1), ...ConflictDetail }))
+      .min(1),
   }),
   z.object({ kind: z.literal('consolidation'), template: ConsolidationTemplate }),
   z.object({ kind: z.literal('discovery'), report: DiscoveryReport }),

@@ -5,6 +5,7 @@ import { Id, NonBlank, RunId } from './common';
 import { ContextIdString } from './context';
 import { PreviousAttempt, UpstreamContext } from './upstream';
 import { WorkflowStep } from './workflows';
+import { CancelledBy } from './runs';
 
 /** Seeds 001/003: discovery → planning → tickets. */
 export const PhaseName = z.enum(['discovery', 'planning', 'tickets']);
@@ -89,8 +90,20 @@ export const WorkflowPhaseView = z.object({
 });
 export type WorkflowPhaseView = z.infer<typeof WorkflowPhaseView>;
 
-export const WorkflowStatus = z.enum(['running', 'waiting', 'completed', 'failed']);
+export const WorkflowStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type WorkflowStatus = z.infer<typeof WorkflowStatus>;
+
+/** A ticket agent's copy and where its merge stands (docs/decisions/0036): kept until its merge is decided. */
+export const WorkflowWorktreeView = z.object({
+  agentId: NonBlank,
+  runId: RunId,
+  ticketId: z.string().optional(),
+  path: NonBlank,
+  state: z
+    .enum(['pending', 'merged', 'conflicted', 'refused', 'not-merged'])
+    .describe('pending: not merged yet; conflicted: some files left for the user; refused: the user denied the merge; not-merged: the workflow ended without merging it'),
+});
+export type WorkflowWorktreeView = z.infer<typeof WorkflowWorktreeView>;
 
 export const WorkflowView = z.object({
   workflowId: Id,
@@ -103,8 +116,30 @@ export const WorkflowView = z.object({
   summary: z.string().nullable(),
   failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
   eventCount: z.number().int().min(0),
+  worktrees: z.array(WorkflowWorktreeView).default([]),
+  /** Files a merge left as the user has them, and where the ticket's version is kept. */
+  conflicts: z
+    .array(z.object({ path: NonBlank, agentIds: z.array(NonBlank), reason: z.string().optional(), kept: z.string().optional() }))
+    .default([]),
 });
 export type WorkflowView = z.infer<typeof WorkflowView>;
+
+/** `workflow.cancel`: no agent is dispatched any more and the running ones are cancelled (`run.cancel`, by `workflow`). */
+export const WorkflowCancelRequest = z.strictObject({
+  workflowId: Id,
+  by: CancelledBy.default('cli'),
+  reason: z.string().trim().max(500).default(''),
+});
+export type WorkflowCancelRequest = z.infer<typeof WorkflowCancelRequest>;
+/** `cancelled`: this request cancelled it; `ended`: it had ended already (`status` says how), and nothing was appended. */
+export const WorkflowCancelReply = z.object({
+  workflowId: Id,
+  outcome: z.enum(['cancelled', 'ended']),
+  status: WorkflowStatus,
+  /** The agent runs this cancellation stopped. */
+  cancelledRuns: z.array(RunId),
+});
+export type WorkflowCancelReply = z.infer<typeof WorkflowCancelReply>;
 
 export const WorkflowGetRequest = z.object({ workflowId: Id });
 export type WorkflowGetRequest = z.infer<typeof WorkflowGetRequest>;

@@ -34,3 +34,15 @@ export {
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';
 export { stableEventId } from './stable-event-id';
 export { instrumentedStore } from './instrumented';
+export { chainBatch, chainContent, chainOf, linkHash, streamGenesis, type ChainContent, type ChainLink } from './chain/chain';
+export {
+  createChainVerifier,
+  describeChainBreak,
+  describeChainReport,
+  verifyLogChain,
+  verifyStoreChain,
+  verifyStreamChain,
+  type ChainBreak,
+  type ChainProblem,
+  type ChainReport,
+} from './chain/verify-chain';

@@ -21,7 +21,7 @@ describe('readEvents', () => {
     ]);
     const [completed] = events;
     expect(completed.type === 'RunCompleted' && completed.data.answer).toBe('done');
-    expect(completed.metadata).toEqual(metadata);
+    expect(completed.metadata).toEqual({ ...metadata, chain: { prev: expect.any(String), hash: expect.any(String) } });
     expect(typeof completed.position).toBe('bigint');
     expect(typeof completed.recordedAt).toBe('string');
     expect(await readEvents(store, streams.run('r1'), runEvents, { direction: 'backwards', maxCount: 1 })).toMatchObject([

@@ -1,7 +1,8 @@
 export * from './bus';
 export * from './errors';
 export { createInprocBus } from './inproc-bus';
-export { createNatsBus, connectNatsBus } from './nats-bus';
+export { type ConnectNatsOptions, DRAIN_TIMEOUT_MS, createNatsBus, connectNatsBus } from './nats-bus';
+export { type ConnectAttemptFailed, type ConnectRetry, connectBackoffMs } from './nats-connect-retry';
 export { type NatsAuth, type NatsTarget, natsConnectOptions, natsTargetFromEnv, splitNatsUrl } from './nats-connect-options';
 export * from './requests';
 export { RESTART_RETRY, RESTART_WINDOW_MS, type RetryOptions, type RetryPolicy, requestRetrying } from './retry';

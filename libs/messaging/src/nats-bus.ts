@@ -14,6 +14,7 @@ import { answer, faultReporter } from './answer';
 import { BusMessage, BusOptions, ConnectionEvent, DEFAULT_MAX_PAYLOAD, Headers, MessageBus } from './bus';
 import { NoRespondersError, NotPermittedError, PayloadTooLargeError, RequestTimeoutError } from './errors';
 import { NatsTarget, natsConnectOptions, natsTargetFromEnv } from './nats-connect-options';
+import { ConnectGaveUp, ConnectRetry, connectRetrying } from './nats-connect-retry';
 import { rememberConnection } from './nats-connection';
 import { refuseOversized, wireBytes } from './wire-size';
 
@@ -70,7 +71,10 @@ function mapRequestError(subject: string, timeoutMs: number, error: unknown): un
  * Every callback the client runs for us catches its own errors: the client calls them from its socket
  * reader, where a throw (such as `msg.respond` refusing a reply over `max_payload`) ends the process.
  */
-export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'maxPayload'> & { ownsConnection?: boolean } = {}): MessageBus {
+export function createNatsBus(
+  nc: NatsConnection,
+  options: Omit<BusOptions, 'maxPayload'> & { ownsConnection?: boolean; drainTimeoutMs?: number } = {},
+): MessageBus {
   const report = faultReporter(options.onError);
   // The server says what it accepts, and may say something else after a reconnect.
   const maxPayload = () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
@@ -132,36 +136,65 @@ export function createNatsBus(nc: NatsConnection, options: Omit<BusOptions, 'max
       void followStatus(nc, listener).catch(() => undefined);
     },
     async close() {
-      if (options.ownsConnection !== false) await nc.drain();
+      if (options.ownsConnection !== false) await closeConnection(nc, options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
     },
   };
   rememberConnection(bus, nc);
   return bus;
 }
 
+/** How long `close` waits for a drain (subscriptions answered, published messages flushed) before it just closes. */
+export const DRAIN_TIMEOUT_MS = 2_000;
+
+/**
+ * Drains when the server is there to drain to; otherwise (a dead connection, a drain that hangs or
+ * fails) closes. Never rejects: a process stopping has nothing better to do with the error, and an
+ * unhandled one would turn a clean stop into exit 1.
+ */
+async function closeConnection(nc: NatsConnection, drainTimeoutMs: number): Promise<void> {
+  if (nc.isClosed()) return;
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainTimeoutMs)));
+  // A drain with the server gone rejects (the client gives up its flush at the next reconnect attempt).
+  const drained = (nc.isDraining() ? nc.closed() : nc.drain()).catch(() => undefined);
+  await Promise.race([drained, gaveUp]);
+  clearTimeout(timer);
+  if (!nc.isClosed()) await nc.close().catch(() => undefined);
+}
+
+export interface ConnectNatsOptions extends Omit<BusOptions, 'maxPayload'> {
+  /** Keep trying while the server is not there yet (see `ConnectRetry`); absent: one attempt. */
+  retry?: ConnectRetry;
+  drainTimeoutMs?: number;
+}
+
 /**
  * Connects to `target`: addresses and the identity to use there, or a URL (whose credentials, if any,
- * are used, since the client itself ignores them). Errors name the address without credentials.
+ * are used, since the client itself ignores them). Errors name the address without credentials; once
+ * connected, the client reconnects for as long as the process lives.
  */
-export async function connectNatsBus(
-  target: string | NatsTarget,
-  name?: string,
-  options: Omit<BusOptions, 'maxPayload'> = {},
-): Promise<MessageBus> {
+export async function connectNatsBus(target: string | NatsTarget, name?: string, options: ConnectNatsOptions = {}): Promise<MessageBus> {
   const resolved = typeof target === 'string' ? natsTargetFromEnv(target, {}) : target;
+  const { retry, ...busOptions } = options;
   // No async traces: the client would build an Error (and its stack) for every request just in case
   // it times out; ours are mapped to RequestTimeoutError / NoRespondersError with the subject anyway.
-  const nc = await connect({
-    ...natsConnectOptions(resolved),
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    noAsyncTraces: true,
-  }).catch((error: unknown) => {
-    // The client says only "connection refused": name the address it was refused at.
-    throw new StagecraftError('UNAVAILABLE', `NATS at ${resolved.servers}: ${error instanceof Error ? error.message : String(error)}`, [], {
-      cause: error,
+  const connectOnce = (timeout: number | undefined) =>
+    connect({
+      ...natsConnectOptions(resolved),
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      noAsyncTraces: true,
+      ...(timeout !== undefined ? { timeout } : {}),
     });
-  });
-  return createNatsBus(nc, { ...options, ownsConnection: true });
+  let nc: NatsConnection;
+  try {
+    nc = await connectRetrying(resolved.servers, connectOnce, retry ?? { budgetMs: 0 });
+  } catch (error) {
+    if (!(error instanceof ConnectGaveUp)) throw error;
+    // The client says only "connection refused": name the address it was refused at, and how long it tried.
+    const tried = error.attempts > 1 ? ` (${error.attempts} attempts in ${(error.elapsedMs / 1000).toFixed(1)} s)` : '';
+    throw new StagecraftError('UNAVAILABLE', `NATS at ${resolved.servers}: ${error.message}${tried}`, [], { cause: error.last });
+  }
+  return createNatsBus(nc, { ...busOptions, ownsConnection: true });
 }

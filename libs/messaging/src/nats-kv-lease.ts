@@ -2,6 +2,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { LeaseStore } from './leases';
+import { whileConnected } from './nats-connection';
 
 const lostRace = (error: unknown) =>
   error instanceof JetStreamApiError &&
@@ -13,6 +14,7 @@ const lostRace = (error: unknown) =>
  * the next owner. Take is `create` (no value yet), renew is `update` at the revision last written,
  * release a delete at that revision: the server refuses each when another owner wrote in between.
  * The bucket is made by whichever replica comes first; later ones use it as it is (its TTL included).
+ * With the connection down each fails at once (UNAVAILABLE), as a timeout would, only sooner.
  */
 export async function openNatsKvLeases(nc: NatsConnection, options: { bucket: string; ttlMs: number }): Promise<LeaseStore> {
   const kv = await new Kvm(nc).create(options.bucket, { ttl: options.ttlMs, history: 1 });
@@ -22,7 +24,7 @@ export async function openNatsKvLeases(nc: NatsConnection, options: { bucket: st
     ttlMs,
     async take(key, owner) {
       try {
-        return await kv.create(key, owner);
+        return await whileConnected(nc, () => kv.create(key, owner));
       } catch (error) {
         if (lostRace(error)) return null;
         throw error;
@@ -30,7 +32,7 @@ export async function openNatsKvLeases(nc: NatsConnection, options: { bucket: st
     },
     async renew(key, owner, revision) {
       try {
-        return await kv.update(key, owner, revision);
+        return await whileConnected(nc, () => kv.update(key, owner, revision));
       } catch (error) {
         if (lostRace(error)) return null;
         throw error;
@@ -38,7 +40,7 @@ export async function openNatsKvLeases(nc: NatsConnection, options: { bucket: st
     },
     async release(key, revision) {
       try {
-        await kv.delete(key, { previousSeq: revision });
+        await whileConnected(nc, () => kv.delete(key, { previousSeq: revision }));
       } catch (error) {
         if (!lostRace(error)) throw error;
       }

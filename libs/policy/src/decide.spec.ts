@@ -148,3 +148,36 @@ describe('decideStagePolicy, purity', () => {
     expect(second.delegation.chain).toEqual(['specialist']);
   });
 });
+
+describe('decideStagePolicy, a workflow agent’s part (docs/decisions/0036)', () => {
+  const policyOf = (workflowAgentType: string | undefined, stage: Stage) =>
+    decideStagePolicy({
+      userMode: 'agent',
+      reasoningEnabled: false,
+      stage,
+      delegation: { depth: 0, chain: [] },
+      ...(workflowAgentType ? { workflowAgentType } : {}),
+    });
+
+  it.each([
+    'discovery-agent',
+    'discovery-orchestrator',
+    'planning-agent',
+    'planning-collector',
+    'ticket-orchestrator',
+    'ticket-collector',
+    'workflow-step',
+  ])('offers a %s only read-only tools (and memory) in every acting stage', (agentType) => {
+    for (const stage of ['act', 'tool_followup'] as const) {
+      expect({ stage, tools: policyOf(agentType, stage).tools }).toEqual({
+        stage,
+        tools: [...READ, 'memory_recall', 'memory_retain', 'memory_reflect'],
+      });
+    }
+  });
+
+  it('offers a ticket agent, which works in its own copy, the write and execute tools like a person’s run', () => {
+    expect(policyOf('ticket-agent', 'act').tools).toEqual(ACTING_TOOLS);
+    expect(policyOf(undefined, 'act').tools).toEqual(ACTING_TOOLS);
+  });
+});

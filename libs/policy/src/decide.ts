@@ -13,10 +13,10 @@ import { memoryToolOf, toolsOfClasses } from './tool-classes';
  * `base/delegation_context`, after the stage prompts, which frames the work as a delegated task to hand back.
  */
 export function decideStagePolicy(request: PolicyDecideRequest): StagePolicy {
-  const { userMode, reasoningEnabled, stage, delegation } = request;
+  const { userMode, reasoningEnabled, stage, delegation, workflowAgentType } = request;
   const memory = memoryFor(userMode, stage);
   // Memory operations are offered as tools after the class-granted ones, exactly where the stage grants them.
-  const tools = [...toolsOfClasses(toolClassesFor(userMode, stage)), ...memory.map(memoryToolOf)];
+  const tools = [...toolsOfClasses(toolClassesFor(userMode, stage, workflowAgentType)), ...memory.map(memoryToolOf)];
   const reasoning = reasoningFor(userMode, stage, reasoningEnabled);
   const policy: StagePolicy = {
     userMode,

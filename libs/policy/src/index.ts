@@ -1,3 +1,4 @@
 export { decideStagePolicy } from './decide';
 export { assertPolicyInvariants, isReasoningPrompt, policyViolations } from './invariants';
 export { TOOL_CLASSES, memoryToolOf, toolClassOf, toolsOfClasses } from './tool-classes';
+export { TICKET_AGENT_TYPE, writesProject } from './stage-rules';

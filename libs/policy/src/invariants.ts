@@ -1,4 +1,5 @@
 import { PolicyDecideRequest, StagePolicy, StagecraftError } from '@stagecraft/contracts';
+import { writesProject } from './stage-rules';
 import { memoryToolOf, toolClassOf } from './tool-classes';
 
 /**
@@ -16,6 +17,8 @@ export function policyViolations(request: PolicyDecideRequest, policy: StagePoli
   if (policy.stage === 'qa_review' && classes.some((c) => c !== 'read_only' && c !== 'memory'))
     violations.push('qa_review has a tool that is not read-only');
   if (policy.userMode === 'chat' && classes.some((c) => c !== 'read_only')) violations.push('chat has a write or execute tool');
+  if (!writesProject(request.workflowAgentType) && classes.some((c) => c === 'write' || c === 'execute'))
+    violations.push(`a ${request.workflowAgentType} works in the project root and has a write or execute tool`);
   const memoryTools = policy.tools.filter((t) => toolClassOf(t) === 'memory');
   const granted: readonly string[] = (policy.memory ?? []).map(memoryToolOf);
   if (memoryTools.length !== granted.length || memoryTools.some((t) => !granted.includes(t)))

@@ -31,9 +31,23 @@ const agentMemory: Record<Stage, readonly MemoryOperation[]> = {
  * chat has no tool loop, and a tool offered in a stage whose calls are never executed only invites calls
  * that go nowhere. Answering from the conversation is what the user chose when they picked chat.
  */
-export function toolClassesFor(mode: UserMode, stage: Stage): readonly ToolClass[] {
-  return mode === 'agent' ? agentToolClasses[stage] : [];
+export function toolClassesFor(mode: UserMode, stage: Stage, workflowAgentType?: string): readonly ToolClass[] {
+  if (mode !== 'agent') return [];
+  const classes = agentToolClasses[stage];
+  return writesProject(workflowAgentType) ? classes : classes.filter((c) => c === 'read_only' || c === 'memory');
 }
+
+/**
+ * Whether a run may change the project (docs/decisions/0036): a person's run may, and of a workflow's
+ * agents only a ticket agent, which works in its own copy that the workflow merges back. Discovery,
+ * planning, orchestrators, collectors and steps run in the real root, so they read and never write
+ * nor run commands (two discovery agents once wrote into the root side by side).
+ */
+export const writesProject = (workflowAgentType: string | undefined): boolean =>
+  workflowAgentType === undefined || workflowAgentType === TICKET_AGENT_TYPE;
+
+/** The one workflow agent type that writes. */
+export const TICKET_AGENT_TYPE = 'ticket-agent';
 
 export function memoryFor(mode: UserMode, stage: Stage): MemoryOperation[] {
   return mode === 'agent' ? [...agentMemory[stage]] : [];

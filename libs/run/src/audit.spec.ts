@@ -130,3 +130,43 @@ describe('auditRun', () => {
     expect(auditRun(recordedRun().slice(1))).toEqual([expect.objectContaining({ invariant: 'starts-with-run-started', index: 0 })]);
   });
 });
+
+describe('auditRun, only ticket agents write (docs/decisions/0036)', () => {
+  const asAgent = (agentType: string): PendingEvent[] =>
+    recordedRun().map((e) =>
+      e.type === 'RunStarted'
+        ? {
+            ...e,
+            data: {
+              ...e.data,
+              agent: {
+                workflowId: 'wf',
+                agentId: agentType,
+                agentType,
+                role: 'agent',
+                phase: 'discovery',
+                contextId: 'wf/discovery-agent/001/2026-01-01T00:00:00.000Z',
+                attempt: 1,
+                upstream: [],
+              },
+            },
+          }
+        : e,
+    );
+
+  it('flags every stage whose policy offers a discovery agent a write or execute tool', () => {
+    const events = asAgent('discovery-agent');
+    const findings = auditRun(events).filter((f) => f.invariant === 'only-ticket-agents-write');
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings[0]).toEqual(
+      expect.objectContaining({
+        index: at(events, (e) => e.type === 'StageEntered' && e.data.policy?.tools.includes('write_file') === true),
+      }),
+    );
+    expect(findings[0].message).toContain('write_file');
+  });
+
+  it('lets a ticket agent be offered them', () => {
+    expect(auditRun(asAgent('ticket-agent')).filter((f) => f.invariant === 'only-ticket-agents-write')).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { ReadOnlyToolName, StagePolicy } from '@stagecraft/contracts';
 import { isGated } from './approvals';
-import { isReasoningPrompt } from '@stagecraft/policy';
+import { isReasoningPrompt, toolClassOf, writesProject } from '@stagecraft/policy';
 import { containsReasoning, findBlocks } from '@stagecraft/reasoning';
 import { RecordedRunEvent } from './replay';
 import { isActing } from './rules';
@@ -13,7 +13,8 @@ export type Invariant =
   | 'no-reasoning-reentry'
   | 'qa-read-only'
   | 'done-never-erased'
-  | 'approval-before-gated-call';
+  | 'approval-before-gated-call'
+  | 'only-ticket-agents-write';
 
 export interface AuditFinding {
   /** The event (0-based, in the run's stream) that breaks the invariant. */
@@ -78,6 +79,14 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
         if (stage !== event.data.stage) flag(i, 'tools-by-stage', `stage ${event.data.stage} entered with the policy of ${stage}`);
         if (stage === 'delivery_check' && (tools.length > 0 || toolLoop))
           flag(i, 'tools-by-stage', `delivery_check offers ${tools.join(', ')}`);
+        // docs/decisions/0036: a workflow agent other than a ticket agent works in the real root.
+        const writing = tools.filter((t) => ['write', 'execute'].includes(toolClassOf(t)));
+        if (start.agent && !writesProject(start.agent.agentType) && writing.length > 0)
+          flag(
+            i,
+            'only-ticket-agents-write',
+            `${start.agent.agentType} ${start.agent.agentId} is offered ${writing.join(', ')} in ${stage}`,
+          );
         if (stage === 'qa_review' && tools.some((t) => !READ_ONLY.includes(t)))
           flag(i, 'qa-read-only', `qa_review offers ${tools.filter((t) => !READ_ONLY.includes(t)).join(', ')}`);
         if (reasoning.required !== prompts.some(isReasoningPrompt))

@@ -160,7 +160,33 @@ describe('decide: the stage machine', () => {
     loop
       .after(reply('Reading more.', [call('read_file')]))
       .when(toolAnswers())
-      .then(like('ToolCallCompleted'), like('MessageAppended'), like('StageEntered', { stage: 'delivery_check', iteration: 0 }));
+      .then(
+        like('ToolCallCompleted'),
+        like('MessageAppended'),
+        like('LimitReached', { limit: 'maxToolIterations', value: 1, stage: 'tool_followup', iteration: 1 }),
+        like('StageEntered', { stage: 'delivery_check', iteration: 0 }),
+      );
+  });
+
+  it('ends a run whose limits ran out NEEDS_WORK, naming the last limit, and a DONE run without one', () => {
+    const spent = given()
+      .withLimits({ maxToolIterations: 0, maxDeliveryChecks: 1 })
+      .after(requested('agent', false), reply('Reading.', [call('read_file')]), toolAnswers());
+    expect(spent.state).toMatchObject({ current: { stage: 'delivery_check' }, limitReached: 'maxToolIterations' });
+    const gated = spent.after(reply('Not yet.\nDelivery: NEEDS_WORK'));
+    expect(gated.events.filter((e) => e.type === 'LimitReached').map((e) => e.data)).toEqual([
+      { limit: 'maxToolIterations', value: 0, stage: 'act', iteration: 0 },
+      { limit: 'maxDeliveryChecks', value: 1, stage: 'delivery_check', iteration: 0 },
+    ]);
+    gated
+      .when(reviewed(PASS))
+      .then(like('QAReportIssued'), like('RunCompleted', { deliveryState: 'NEEDS_WORK', limit: 'maxDeliveryChecks' }));
+    const done = spent.after(reply('All checked.\nDelivery: DONE'));
+    const completed = done
+      .when(reviewed(PASS))
+      .events()
+      .find((e) => e.type === 'RunCompleted');
+    expect(completed?.data).toEqual({ deliveryState: 'DONE', answer: expect.any(String) });
   });
 
   it('sends an acting reply without tool calls to the delivery gate, which offers no tools', () => {
@@ -243,6 +269,7 @@ describe('decide: the stage machine', () => {
         like('ModelResponded'),
         like('MessageAppended'),
         like('DeliveryChecked', { state: 'NEEDS_WORK', iteration: 1 }),
+        like('LimitReached', { limit: 'maxDeliveryChecks', value: 2, stage: 'delivery_check', iteration: 1 }),
         like('StageEntered', { stage: 'qa_review' }),
       );
   });

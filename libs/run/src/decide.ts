@@ -2,6 +2,7 @@ import { StagePolicy, StagecraftError, canonicalJson, reviewNotCompleted, toolEr
 import { formatContextId, nextSequence } from '@stagecraft/context';
 import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
 import { Batch } from './batch';
+import { cancel, recordLate } from './cancellation';
 import { compactIfDue } from './compaction';
 import { Fault, Knowledge, Need, RunInput } from './inputs';
 import { runIds } from './ids';
@@ -34,6 +35,10 @@ export function decide(input: RunInput, state: RunState, given: DecideContext): 
   const recorded = state.status === 'new' ? (input.type === 'RunRequested' ? input.limits : undefined) : state.start.limits;
   const context = recorded ? { ...given, limits: recorded } : given;
   const batch = new Batch(state);
+  if (state.status === 'cancelled') {
+    recordLate(input, state, batch);
+    return { events: batch.events };
+  }
   try {
     apply(input, batch, context);
     askForApprovalIfDue(batch);
@@ -96,8 +101,16 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       return fail(batch, input.fault);
     case 'ToolAnswered': {
       const call = openCall(batch, input.callId);
-      const { tool, ok, output, truncated, durationMs } = input.result;
-      batch.add('ToolCallCompleted', { callId: call.callId, tool, ok, output, truncated, durationMs });
+      const { tool, ok, output, truncated, durationMs, interrupted } = input.result;
+      batch.add('ToolCallCompleted', {
+        callId: call.callId,
+        tool,
+        ok,
+        output,
+        truncated,
+        durationMs,
+        ...(interrupted ? { interrupted } : {}),
+      });
       batch.add('MessageAppended', toolResult(batch, call.modelCallId, output));
       return afterToolResult(batch, input.at, context);
     }
@@ -144,6 +157,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
     case 'RunStopped':
       if (batch.state.status !== 'running') return;
       return fail(batch, input.fault);
+    case 'RunCancelled':
+      return cancel(batch, input);
     default: {
       const unreachable: never = input;
       throw new StagecraftError('INTERNAL', `unknown input ${JSON.stringify(unreachable)}`);
@@ -194,7 +209,11 @@ function addGuidance(batch: Batch, promptId: string, reason: string, context: De
 }
 
 /** The one place a stage is entered: its policy (checked against the user's switches) and its context id. */
-function enter(batch: Batch, { stage, iteration }: Transition, at: string, context: DecideContext): void {
+function enter(batch: Batch, { stage, iteration, limit }: Transition, at: string, context: DecideContext): void {
+  if (limit) {
+    const { current } = batch.inStage;
+    batch.add('LimitReached', { limit, value: context.limits[limit], stage: current.stage, iteration: current.iteration });
+  }
   const s = batch.running;
   const policy = policyFor(s, stage, context);
   const agentType = activeAgent(s.delegations);
@@ -209,7 +228,13 @@ function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideConte
   const { userMode, reasoningEnabled } = s.start;
   const delegation = delegationOf(s.delegations);
   const policies = context.knowledge.policies(delegation);
-  if (!policies) throw new Missing({ kind: 'policies', request: { userMode, reasoningEnabled, delegation } });
+  // A workflow agent's part decides whether it may write at all (docs/decisions/0036).
+  const workflowAgentType = s.start.agent?.agentType;
+  if (!policies)
+    throw new Missing({
+      kind: 'policies',
+      request: { userMode, reasoningEnabled, delegation, ...(workflowAgentType ? { workflowAgentType } : {}) },
+    });
   const policy = policies.find((p) => p.stage === stage);
   // The user's switches are theirs alone: a policy that changes them stops the run.
   if (
@@ -233,7 +258,10 @@ function fail(batch: Batch, fault: Fault): void {
 
 function complete(batch: Batch): void {
   const s = batch.running;
-  batch.add('RunCompleted', { deliveryState: s.deliveryState ?? 'NEEDS_WORK', answer: s.answer ?? '' });
+  const deliveryState = s.deliveryState ?? 'NEEDS_WORK';
+  // A run that did not get to `DONE` says which bound ended it, if one did.
+  const limit = deliveryState !== 'DONE' && s.limitReached ? { limit: s.limitReached } : {};
+  batch.add('RunCompleted', { deliveryState, answer: s.answer ?? '', ...limit });
 }
 
 /** Older logs may stop between steps that are now one commit: finish the step they stopped in. */

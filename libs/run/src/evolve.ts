@@ -30,6 +30,7 @@ function started(data: EventData<'RunStarted'>): RunState {
     lastOutcome: null,
     deliveryChecks: 0,
     deliveryState: null,
+    limitReached: null,
     answer: null,
     qaReport: null,
     delegations: [],
@@ -119,6 +120,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       return { ...s, deliveryChecks: s.deliveryChecks + 1, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.state };
     case 'QAReportIssued':
       return { ...s, qaReport: event.data.report };
+    case 'LimitReached':
+      return { ...s, limitReached: event.data.limit };
     case 'InstructionIssued': {
       const i = event.data.instruction;
       if (!event.data.accepted) return s;
@@ -140,6 +143,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
     case 'RunFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason }, pendingApproval: null };
+    case 'RunCancelled':
+      return { ...s, status: 'cancelled', cancellation: { by: event.data.by, reason: event.data.reason }, pendingApproval: null };
     case 'HistoryCompacted': {
       const run = streams.run(s.start.runId);
       const drawnOn = event.data.covers.filter((r) => r.stream === run).map((r) => r.to);
@@ -178,9 +183,21 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
 /** The one fold of a run: every reader of a run stream folds with this. Events of other streams are ignored. */
 export function evolveRun(state: RunState, event: RunEventIn): RunState {
   if (state.status === 'new') return event.type === 'RunStarted' ? started(event.data) : state;
+  if (state.status === 'cancelled') return evolveCancelled(state, event);
   if (state.status !== 'running') return state;
   const next = evolveRunning({ ...state, events: state.events + 1 }, event);
   return next;
+}
+
+/** What a cancelled run still records: the answers that were in flight when it was cancelled. */
+const LATE_ANSWERS: ReadonlySet<string> = new Set(['ModelRequested', 'ModelResponded', 'ToolCallCompleted', 'ToolCallRejected']);
+
+/** A late answer closes what it answers (a call is answered once); the run stays cancelled. */
+function evolveCancelled(state: Extract<RunState, { status: 'cancelled' }>, event: RunEventIn): RunState {
+  if (!LATE_ANSWERS.has(event.type)) return state;
+  const { cancellation, ...progress } = state;
+  const next = evolveRunning({ ...progress, status: 'running', events: state.events + 1 }, event);
+  return next.status === 'running' ? { ...next, status: 'cancelled', cancellation } : next;
 }
 
 export const foldRun = (events: readonly RunEventIn[]): RunState => events.reduce(evolveRun, { status: 'new' } as RunState);

@@ -2,6 +2,7 @@ import {
   AgentBrief,
   ApprovalDecision,
   ApprovalPolicy,
+  CancelledBy,
   CompactionModelCall,
   CompactionSettings,
   DelegationState,
@@ -63,6 +64,8 @@ export type RunInput =
   | { type: 'ReviewFailed'; fault: Fault; at: string }
   /** A person answered the approval the run waits for; `reason` is told to the model on a denial. */
   | { type: 'ApprovalAnswered'; approvalId: string; decision: ApprovalDecision; reason?: string; at: string }
+  /** Someone stopped the run (`run.cancel`, Ctrl-C, an MCP client, a workflow); `reason` is for people, never the model. */
+  | { type: 'RunCancelled'; by: CancelledBy; reason: string; at: string }
   /** The shell could not go on (an error no input above describes). */
   | { type: 'RunStopped'; fault: Fault; at: string };
 
@@ -84,7 +87,10 @@ export interface Knowledge {
 export type ModelSummary = { summary: HistorySummary; modelCall: CompactionModelCall } | { failed: string };
 
 export type Need =
-  | { kind: 'policies'; request: { userMode: UserMode; reasoningEnabled: boolean; delegation: DelegationState } }
+  | {
+      kind: 'policies';
+      request: { userMode: UserMode; reasoningEnabled: boolean; delegation: DelegationState; workflowAgentType?: string };
+    }
   | { kind: 'prompt'; promptId: string; request: PromptAssembleRequest }
   /** A summary by the model: assemble the summarize prompt, send it with `transcript`, read the answer's sections. */
   | {

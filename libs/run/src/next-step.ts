@@ -77,6 +77,7 @@ function toolRequest(
     reasoningEnabled: start.reasoningEnabled,
     delegation: delegationOf(s.delegations),
     projectRoot: start.projectRoot,
+    ...(start.agent ? { workflowAgentType: start.agent.agentType } : {}),
   };
 }
 

@@ -123,8 +123,10 @@ function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: 
     const { userInput, ...start } = next.data;
     return { type: 'RunRequested', ...start, message: userInput, prior, at };
   }
+  if (state.status === 'cancelled') return next ? lateAnswer(next, after, at) : null;
   const step = nextStep(state);
   if (step.kind === 'finished' || !next) return null;
+  if (next.type === 'RunCancelled') return { type: 'RunCancelled', by: next.data.by, reason: next.data.reason, at };
   // A failure on its own says the same whatever stopped the run: a refused model call, a tool error, the shell.
   if (next.type === 'RunFailed') return { type: 'RunStopped', fault: { code: next.data.code, message: next.data.reason }, at };
   switch (step.kind) {
@@ -174,5 +176,22 @@ function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: 
       const unreachable: never = step;
       return unreachable;
     }
+  }
+}
+
+/** On a cancelled run: the answer that was in flight when it was cancelled, as the log recorded it; null for anything else. */
+function lateAnswer(next: RecordedRunEvent, after: RecordedRunEvent | undefined, at: string): RunInput | null {
+  switch (next.type) {
+    case 'ToolCallCompleted':
+      return { type: 'ToolAnswered', callId: next.data.callId, result: { ...next.data, replayed: false }, at };
+    case 'ToolCallRejected':
+      return { type: 'ToolCallFailed', callId: next.data.callId, fault: { code: next.data.code, message: next.data.reason }, at };
+    case 'ModelRequested':
+      if (after?.type === 'ModelResponded') return { type: 'ModelAnswered', request: next.data, response: after.data, at };
+      return { type: 'ModelCallFailed', request: next.data, fault: { code: 'INTERNAL', message: 'cut off by the cancellation' }, at };
+    case 'ModelResponded':
+      return { type: 'ModelAnswered', response: next.data, at };
+    default:
+      return null;
   }
 }

@@ -1,4 +1,12 @@
-import { DelegationState, EventData, PromptAssembleRequest, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
+import {
+  DelegationState,
+  EventData,
+  PromptAssembleRequest,
+  ReasoningOutcome,
+  RunLimitName,
+  Stage,
+  StagePolicy,
+} from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
 import { renderOutcome } from '@stagecraft/reasoning';
 import { MAIN_AGENT } from './ids';
@@ -32,6 +40,8 @@ export function toolLogLine(event: Extract<PendingEvent, { type: 'ToolCallComple
 export interface Transition {
   stage: Stage;
   iteration: number;
+  /** The bound that ran out and led here, when one did: recorded as `LimitReached`. */
+  limit?: RunLimitName;
 }
 
 /** After an acting stage answered without tools, or when the tool loop's bound is spent: the delivery gate. */
@@ -40,7 +50,7 @@ export const toDeliveryGate = (deliveryChecks: number): Transition => ({ stage: 
 /** One more round of `stage` while the tool loop's bound allows, then the delivery gate. */
 function withinToolLoop(stage: Stage, current: StageState, deliveryChecks: number, limits: RunLimits): Transition {
   const next = current.iteration + 1;
-  return next > limits.maxToolIterations ? toDeliveryGate(deliveryChecks) : { stage, iteration: next };
+  return next > limits.maxToolIterations ? { ...toDeliveryGate(deliveryChecks), limit: 'maxToolIterations' } : { stage, iteration: next };
 }
 
 /** After a tool round: a follow-up that reads the results. */
@@ -54,7 +64,10 @@ export const afterSpeakerChange = (current: StageState, deliveryChecks: number, 
 /** After the gate: QA once the work is DONE or the checks are spent, otherwise back to work. */
 export function afterDeliveryCheck(done: boolean, deliveryChecks: number, limits: RunLimits): Transition {
   const checked = deliveryChecks + 1;
-  return done || checked >= limits.maxDeliveryChecks ? { stage: 'qa_review', iteration: 0 } : { stage: 'act', iteration: checked };
+  if (done) return { stage: 'qa_review', iteration: 0 };
+  return checked >= limits.maxDeliveryChecks
+    ? { stage: 'qa_review', iteration: 0, limit: 'maxDeliveryChecks' }
+    : { stage: 'act', iteration: checked };
 }
 
 export const activeAgent = (delegations: readonly Delegation[]): string => delegations.at(-1)?.agentType ?? MAIN_AGENT;

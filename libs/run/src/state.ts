@@ -1,4 +1,14 @@
-import { DeliveryState, EventData, HistorySummary, QAReport, ReasoningOutcome, Stage, StagePolicy } from '@stagecraft/contracts';
+import {
+  DeliveryState,
+  EventData,
+  HistorySummary,
+  QAReport,
+  ReasoningOutcome,
+  RunCancellation,
+  RunLimitName,
+  Stage,
+  StagePolicy,
+} from '@stagecraft/contracts';
 import { SequenceState, SourcedMessage, SourcedOutcome } from '@stagecraft/context';
 
 export type RunStart = EventData<'RunStarted'>;
@@ -81,6 +91,8 @@ export interface RunProgress {
   lastOutcome: ReasoningOutcome | null;
   deliveryChecks: number;
   deliveryState: DeliveryState | null;
+  /** The last bound of the run that ran out (`LimitReached`), if one did. */
+  limitReached: RunLimitName | null;
   /** The latest user-visible answer of the acting stages. */
   answer: string | null;
   qaReport: QAReport | null;
@@ -96,7 +108,9 @@ export type RunState =
   | { status: 'new' }
   | ({ status: 'running' } & RunProgress)
   | ({ status: 'completed'; answer: string; deliveryState: DeliveryState } & Omit<RunProgress, 'answer' | 'deliveryState'>)
-  | ({ status: 'failed'; failure: { code: string; reason: string } } & RunProgress);
+  | ({ status: 'failed'; failure: { code: string; reason: string } } & RunProgress)
+  /** Stopped by someone: nothing more is decided; answers that were in flight are still recorded (`recordLate`). */
+  | ({ status: 'cancelled'; cancellation: RunCancellation } & RunProgress);
 
 export type Running = Extract<RunState, { status: 'running' }>;
 export type InStage = Running & { current: StageState };

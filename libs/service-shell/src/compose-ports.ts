@@ -17,11 +17,12 @@ export function composePorts(
   config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>,
   env: Readonly<Record<string, string | undefined>>,
   service = 'stagecraft',
+  /** The process's logger when it made one before it had a bus (to log its start-up). */
+  logger: Logger = createLogger({ service, level: config.logLevel }),
 ): ShellPorts {
   startTracingFromEnv(service, env);
   const newId = () => randomUUID();
   const clock = () => new Date();
-  const logger = createLogger({ service, level: config.logLevel });
   logBusTroubles(bus, logger);
   return {
     bus,

@@ -11,6 +11,8 @@ describe('loadShellConfig', () => {
       healthHost: '127.0.0.1',
       projectRoots: undefined,
       requestTimeoutMs: 30000,
+      natsConnectTimeoutMs: 60000,
+      shutdownTimeoutMs: 20000,
       logLevel: 'info',
     });
   });
@@ -21,9 +23,13 @@ describe('loadShellConfig', () => {
       STAGECRAFT_STORE: 'kurrentdb://db:2113?tls=false',
       STAGECRAFT_SUBJECT_PREFIX: 'acme.stagecraft',
       STAGECRAFT_HEALTH_PORT: '9000',
+      STAGECRAFT_NATS_CONNECT_TIMEOUT_MS: '0',
+      STAGECRAFT_SHUTDOWN_TIMEOUT_MS: '5000',
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
+      natsConnectTimeoutMs: 0,
+      shutdownTimeoutMs: 5000,
       natsUrl: 'nats://a:4222,nats://b:4222',
       store: 'kurrentdb://db:2113?tls=false',
       prefix: 'acme.stagecraft',
@@ -35,6 +41,8 @@ describe('loadShellConfig', () => {
   it.each([
     ['STAGECRAFT_HEALTH_PORT', 'eighty'],
     ['STAGECRAFT_HEALTH_PORT', '70000'],
+    ['STAGECRAFT_NATS_CONNECT_TIMEOUT_MS', '-1'],
+    ['STAGECRAFT_SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['NATS_URL', 'http://nats'],
     ['STAGECRAFT_STORE', 'postgres://db'],
     ['STAGECRAFT_SUBJECT_PREFIX', 'has space'],

@@ -39,6 +39,10 @@ export const ShellEnv = z.object({
   /** The earlier, singular name of STAGECRAFT_PROJECT_ROOTS, still read when the plural is unset. */
   STAGECRAFT_PROJECT_ROOT: ProjectRoots.optional(),
   STAGECRAFT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
+  /** How long a service (or `serve`) keeps trying to reach NATS at start-up before it exits 3; 0: one attempt. */
+  STAGECRAFT_NATS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** How long a stopping process may take; within the smallest terminationGracePeriodSeconds the manifests set (30 s). */
+  STAGECRAFT_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ShellEnv = z.infer<typeof ShellEnv>;
@@ -55,6 +59,10 @@ export interface ShellConfig {
   /** Undefined: any existing directory may be a project root (the embedded CLI, working for its own user). */
   projectRoots?: string[];
   requestTimeoutMs: number;
+  /** How long start-up waits for NATS (0: one attempt). */
+  natsConnectTimeoutMs: number;
+  /** How long a SIGTERM may take before what still runs is abandoned. */
+  shutdownTimeoutMs: number;
   logLevel: ShellEnv['LOG_LEVEL'];
 }
 
@@ -80,6 +88,8 @@ export function loadShellConfig(env: Record<string, string | undefined>): ShellC
     healthHost: e.STAGECRAFT_HEALTH_HOST,
     projectRoots: e.STAGECRAFT_PROJECT_ROOTS ?? e.STAGECRAFT_PROJECT_ROOT,
     requestTimeoutMs: e.STAGECRAFT_REQUEST_TIMEOUT_MS,
+    natsConnectTimeoutMs: e.STAGECRAFT_NATS_CONNECT_TIMEOUT_MS,
+    shutdownTimeoutMs: e.STAGECRAFT_SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

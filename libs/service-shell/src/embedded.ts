@@ -1,11 +1,11 @@
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
-import { MessageBus, NatsAuth, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
+import { ConnectRetry, MessageBus, NatsAuth, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
 import { stopTracing } from '@stagecraft/telemetry';
 import { ShellConfig } from './config';
 import { composePorts } from './compose-ports';
 import { ServiceDefinition, ShellPorts } from './ports';
-import { RunningServices, startServices } from './start-services';
+import { RunningServices, StopOptions, startServices } from './start-services';
 
 export interface HostOptions {
   definitions: ServiceDefinition[];
@@ -18,12 +18,15 @@ export interface HostOptions {
   config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>;
   /** What the services may read from the environment; none unless the caller passes it. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** NATS only: keep trying while the server is not there yet (default: one attempt). */
+  connectRetry?: ConnectRetry;
 }
 
 export interface Host {
   ports: ShellPorts;
   running: RunningServices;
-  close(): Promise<void>;
+  /** Requests in flight get `graceMs` (default: none) to finish; those left unanswered are named to `onAbandoned`. */
+  close(options?: StopOptions): Promise<void>;
 }
 
 /** Several services in this process: all six on the in-process bus by default (the embedded deployment). */
@@ -38,7 +41,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
         'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required to serve conversation, tool-execution or memory over NATS',
       );
     }
-    bus = await connectNatsBus({ servers: options.natsUrl, auth: options.natsAuth }, 'stagecraft-host');
+    bus = await connectNatsBus({ servers: options.natsUrl, auth: options.natsAuth }, 'stagecraft-host', { retry: options.connectRetry });
   } else {
     bus = createInprocBus();
   }
@@ -48,8 +51,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
   return {
     ports,
     running,
-    async close() {
-      await running.close();
+    async close(stop) {
+      await running.close(stop);
       await bus.close();
       await store?.close();
       // Spans are exported in batches: the last ones of a short CLI command would otherwise be lost.

@@ -10,5 +10,7 @@ export * from './start-services';
 export * from './probe-server';
 export * from './compose-ports';
 export * from './run-service-process';
+export * from './lifecycle';
+export * from './in-flight';
 export * from './embedded';
 export * from './readiness';

@@ -1,68 +1,174 @@
+import type { Server } from 'node:http';
+import { toErrorReply } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
-import { connectNatsBus } from '@stagecraft/messaging';
-import { metricsEndpoint, stopTracing } from '@stagecraft/telemetry';
-import { loadShellConfig } from './config';
+import { MessageBus, connectNatsBus } from '@stagecraft/messaging';
+import { createLogger, metricsEndpoint, stopTracing } from '@stagecraft/telemetry';
+import type { Logger } from 'pino';
+import { ShellConfig, loadShellConfig } from './config';
 import { composePorts } from './compose-ports';
+import { LifecyclePhase, PROCESS_EXIT, exitCodeOfStartFailure, notServingChecks, within } from './lifecycle';
 import { ServiceDefinition } from './ports';
 import { startProbeServer } from './probe-server';
-import { checkDependencies, dependencyTargets } from './readiness';
-import { startServices } from './start-services';
+import { DependencyTargets, checkDependencies, dependencyTargets } from './readiness';
+import { RunningServices, startServices } from './start-services';
 
 /**
- * The whole life of one service in the distributed deployment: read the environment (a bad
- * variable stops the process with a message naming it), connect, serve, stop on SIGTERM.
+ * The entry point of a service app: `define` builds the service from the environment (a bad variable
+ * stops the process with a line naming it, never a stack trace), then `runServiceProcess`.
+ */
+export function serviceMain(name: string, define: () => ServiceDefinition, env: Record<string, string | undefined>): void {
+  let definition: ServiceDefinition;
+  try {
+    definition = define();
+  } catch (error) {
+    process.stderr.write(`${name}: ${toErrorReply(error).message}\n`);
+    process.exit(PROCESS_EXIT.failed);
+  }
+  runServiceProcess(definition, env).catch((error: unknown) => {
+    const reply = toErrorReply(error);
+    process.stderr.write(`${name}: ${reply.message}\n`);
+    process.exit(exitCodeOfStartFailure(reply.code));
+  });
+}
+
+function loadConfig(definition: ServiceDefinition, env: Record<string, string | undefined>): ShellConfig & { natsUrl: string } {
+  const config = loadShellConfig(env);
+  if (!config.natsUrl) throw new Error('invalid configuration: NATS_URL: required for a service process');
+  // Any caller on the bus could otherwise name any directory of the host, "/" included.
+  if (definition.touchesProjects && !config.projectRoots?.length) {
+    throw new Error(
+      'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on projects (the directories requests may name)',
+    );
+  }
+  return { ...config, natsUrl: config.natsUrl };
+}
+
+/** What a started service process has to check and to close. */
+interface Serving {
+  bus: MessageBus;
+  store: EventStore | null;
+  running: RunningServices;
+  targets: DependencyTargets;
+}
+
+/**
+ * The whole life of one service in the distributed deployment: read the environment, open the probes,
+ * wait for NATS (retrying with backoff up to STAGECRAFT_NATS_CONNECT_TIMEOUT_MS, not ready meanwhile),
+ * serve, and stop on SIGTERM or SIGINT within STAGECRAFT_SHUTDOWN_TIMEOUT_MS whatever NATS does.
+ * Exits 0 on a signal, 3 when NATS never came (one structured line), 1 on any other start-up failure.
  */
 export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined>): Promise<void> {
-  let config;
+  let config: ShellConfig & { natsUrl: string };
   try {
-    config = loadShellConfig(env);
-    if (!config.natsUrl) throw new Error('invalid configuration: NATS_URL: required for a service process');
-    // Any caller on the bus could otherwise name any directory of the host, "/" included.
-    if (definition.touchesProjects && !config.projectRoots?.length) {
-      throw new Error(
-        'invalid configuration: STAGECRAFT_PROJECT_ROOTS: required for a service process that works on projects (the directories requests may name)',
-      );
-    }
+    config = loadConfig(definition, env);
   } catch (error) {
     process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
-    process.exit(1);
+    process.exit(PROCESS_EXIT.failed);
   }
-  const bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, `stagecraft-${definition.name}`);
-  const store: EventStore | null = definition.usesStore ? await openEventStore(config.store) : null;
-  const ports = composePorts(bus, store, config, env, definition.name);
-  const running = await startServices([definition], ports);
-  const targets = dependencyTargets({
-    services: [definition],
-    store,
-    storeAddress: config.store,
-    bus,
-    natsAddress: config.natsUrl,
-    env,
-  });
-  const probes =
-    config.healthPort > 0
-      ? await startProbeServer({
-          port: config.healthPort,
-          host: config.healthHost,
-          readiness: () => checkDependencies(targets),
-          metrics: metricsEndpoint(),
-        })
-      : null;
-  ports.logger.info({ nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort }, 'service ready');
+  const logger = createLogger({ service: definition.name, level: config.logLevel });
+  let phase: LifecyclePhase = { kind: 'connecting', address: config.natsUrl };
+  let serving: Serving | undefined;
+  const waiting = new AbortController();
+
+  const fail = (error: unknown, message: string): never => {
+    const reply = toErrorReply(error);
+    logger.fatal({ code: reply.code, nats: config.natsUrl }, `${message}: ${reply.message}`);
+    process.exit(exitCodeOfStartFailure(reply.code));
+  };
+
+  let probes: Server | null = null;
+  try {
+    probes =
+      config.healthPort > 0
+        ? await startProbeServer({
+            port: config.healthPort,
+            host: config.healthHost,
+            readiness: () =>
+              phase.kind === 'serving' ? checkDependencies(serving?.targets ?? {}) : Promise.resolve(notServingChecks(phase)),
+            metrics: metricsEndpoint(),
+          })
+        : null;
+  } catch (error) {
+    fail(error, `cannot serve probes on ${config.healthHost}:${config.healthPort} (STAGECRAFT_HEALTH_PORT)`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    ports.logger.info({ signal }, 'service stopping');
+    const wasConnecting = phase.kind === 'connecting';
+    phase = { kind: 'stopping' };
+    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, wasConnecting ? 'stopping before NATS was reached' : 'service stopping');
+    waiting.abort();
+    ignoreDeadConnectionErrors(logger);
+    const finished = await within(config.shutdownTimeoutMs, shutDown(serving, config.shutdownTimeoutMs, logger));
+    if (!finished)
+      logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'stop took longer than STAGECRAFT_SHUTDOWN_TIMEOUT_MS; leaving the rest');
     probes?.close();
-    await running.close();
-    await bus.close();
-    await store?.close();
-    // Spans still buffered are exported before the process ends.
-    await stopTracing().catch(() => undefined);
-    process.exit(0);
+    process.exit(PROCESS_EXIT.done);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+
+  let bus: MessageBus;
+  try {
+    bus = await connectNatsBus({ servers: config.natsUrl, auth: config.natsAuth }, `stagecraft-${definition.name}`, {
+      retry: {
+        budgetMs: config.natsConnectTimeoutMs,
+        signal: waiting.signal,
+        onRetry: (failed) => {
+          if (phase.kind === 'connecting') phase = { ...phase, lastAttempt: failed };
+          logger.warn(failed, 'nats not reachable; trying again');
+        },
+      },
+    });
+  } catch (error) {
+    if (stopping) return; // the signal ended the wait; `stop` exits
+    return fail(error, `nats unreachable within STAGECRAFT_NATS_CONNECT_TIMEOUT_MS (${config.natsConnectTimeoutMs} ms)`);
+  }
+  let store: EventStore | null = null;
+  try {
+    store = definition.usesStore ? await openEventStore(config.store) : null;
+    const ports = composePorts(bus, store, config, env, definition.name, logger);
+    const running = await startServices([definition], ports);
+    const targets = dependencyTargets({ services: [definition], store, storeAddress: config.store, bus, natsAddress: config.natsUrl, env });
+    serving = { bus, store, running, targets };
+  } catch (error) {
+    await bus.close();
+    await store?.close().catch(() => undefined);
+    if (stopping) return;
+    return fail(error, 'cannot start');
+  }
+  if (stopping) return;
+  phase = { kind: 'serving' };
+  logger.info({ nats: config.natsUrl, store: store?.kind ?? null, healthPort: config.healthPort }, 'service ready');
+}
+
+/**
+ * Stops taking requests; those in flight get half the time to finish (the rest are named in a log
+ * line); then the modules, the connection (drained when the server is there, closed when not), the
+ * store and the trace exporter. No step's failure stops the next.
+ */
+async function shutDown(serving: Serving | undefined, timeoutMs: number, logger: Logger): Promise<void> {
+  if (serving) {
+    const graceMs = Math.floor(timeoutMs / 2);
+    const onAbandoned = (abandoned: string[]) => logger.warn({ abandoned, graceMs }, 'requests still in flight abandoned');
+    await serving.running
+      .close({ graceMs, onAbandoned })
+      .catch((error: unknown) => logger.warn({ err: toErrorReply(error).message }, 'services did not close cleanly'));
+    await serving.bus.close();
+    await serving.store
+      ?.close()
+      .catch((error: unknown) => logger.warn({ err: toErrorReply(error).message }, 'store did not close cleanly'));
+  }
+  // Spans still buffered are exported before the process ends.
+  await stopTracing().catch(() => undefined);
+}
+
+/**
+ * While stopping, a connection whose server is gone rejects whatever still waited on it (a flush,
+ * a pending request of a module closing); those are logged, not allowed to turn a stop into exit 1.
+ */
+function ignoreDeadConnectionErrors(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => logger.warn({ err: toErrorReply(reason).message }, 'ignored while stopping'));
 }

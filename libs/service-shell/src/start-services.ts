@@ -10,7 +10,14 @@ import { StagecraftTransport } from './transport-strategy';
 export interface RunningServices {
   services: ServiceDefinition[];
   app: INestMicroservice;
-  close(): Promise<void>;
+  /** Stops taking requests, gives those in flight `graceMs` (default: none) to finish, then closes the modules. */
+  close(options?: StopOptions): Promise<void>;
+}
+
+export interface StopOptions {
+  graceMs: number;
+  /** The subjects of the requests still unanswered when the grace ran out (they are abandoned). */
+  onAbandoned?: (subjects: string[]) => void;
 }
 
 /** Hosts one or more service modules in one Nest application on the given bus. */
@@ -24,12 +31,22 @@ export async function startServices(definitions: ServiceDefinition[], ports: She
   })
   class HostModule {}
 
+  const transport = new StagecraftTransport({ bus: ports.bus, prefix: ports.prefix, newId: ports.newId });
   const app = await NestFactory.createMicroservice(HostModule, {
-    strategy: new StagecraftTransport({ bus: ports.bus, prefix: ports.prefix, newId: ports.newId }),
+    strategy: transport,
     logger: false,
     abortOnError: false,
   });
   app.useGlobalFilters(new PassErrorsThrough());
   await app.listen();
-  return { services: definitions, app, close: () => app.close() };
+  return {
+    services: definitions,
+    app,
+    async close(stop = { graceMs: 0 }) {
+      transport.close();
+      const abandoned = await transport.inFlight.settle(stop.graceMs);
+      if (abandoned.length > 0) stop.onAbandoned?.(abandoned);
+      await app.close();
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { REQUEST_SUBJECTS, RequestSubject } from '@stagecraft/contracts';
 import { BusSubscription, MessageBus, RequestContext, RequestHandler, RequestHandlers, serveRequests } from '@stagecraft/messaging';
 import { lastValueFrom } from 'rxjs';
+import { InFlight, createInFlight } from './in-flight';
 
 const isRequestSubject = (pattern: string): pattern is RequestSubject => (REQUEST_SUBJECTS as string[]).includes(pattern);
 
@@ -12,6 +13,8 @@ const isRequestSubject = (pattern: string): pattern is RequestSubject => (REQUES
  */
 export class StagecraftTransport extends Server implements CustomTransportStrategy {
   private subscription?: BusSubscription;
+  /** What a stop waits for (see `RunningServices.close`). */
+  readonly inFlight: InFlight = createInFlight();
 
   constructor(private readonly options: { bus: MessageBus; prefix: string; newId: () => string }) {
     super();
@@ -21,16 +24,18 @@ export class StagecraftTransport extends Server implements CustomTransportStrate
     const handlers: RequestHandlers = {};
     for (const [pattern, handler] of this.messageHandlers) {
       if (!isRequestSubject(pattern)) throw new Error(`@MessagePattern('${pattern}') is not a subject in @stagecraft/contracts`);
-      const invoke: RequestHandler<RequestSubject> = async (request, context: RequestContext) =>
-        lastValueFrom(this.transformToObservable(await handler(request, context)));
+      const invoke: RequestHandler<RequestSubject> = (request, context: RequestContext) =>
+        this.inFlight.track(pattern, (async () => lastValueFrom(this.transformToObservable(await handler(request, context))))());
       (handlers as Record<string, unknown>)[pattern] = invoke;
     }
     this.subscription = serveRequests(this.options.bus, handlers, this.options);
     void this.options.bus.flush().then(() => callback(), callback);
   }
 
+  /** No new requests reach this process; those in flight go on. */
   close(): void {
     this.subscription?.unsubscribe();
+    this.subscription = undefined;
   }
 
   on(): never {

@@ -25,6 +25,7 @@ import {
   writeToolLoopProject,
 } from '@stagecraft/testing';
 import { runToEnd, scriptedGateway, sixServices, startEmbeddedServices } from './embedded-services';
+import { measureChainCost, reportChainCost } from './chain-bench';
 import { measureWakeBaseline } from './machine-baseline';
 import { ms, percentile } from './stats';
 
@@ -573,6 +574,26 @@ async function measureToolLoops(print: (line: string) => void, dir: string): Pro
  * call, HTTP client included, the reviewer's too) and to the tools' own work, divided by the run's
  * stages. Embedded, over NATS with all services in one process, and as six processes.
  */
+const CHAIN = 'hash chain';
+
+/** A store filled by `runs` agent runs, then what chaining its events costs (see chain-bench.ts). */
+async function measureChain(
+  print: (line: string) => void,
+  dir: string,
+  project: string,
+  gateway: ModelGateway,
+  runs: number,
+): Promise<void> {
+  const storePath = join(dir, 'chain.db');
+  const filled: Deployment = { name: CHAIN, ...(await startEmbeddedServices({ gateway, storePath, conversation: { resume: false } })) };
+  try {
+    for (let i = 0; i < runs; i += 1) await runOnce(filled, project);
+  } finally {
+    await filled.close();
+  }
+  reportChainCost(print, await measureChainCost(storePath, join(dir, 'chain-append')));
+}
+
 export async function runRunBench(print: (line: string) => void, options: RunBenchOptions = {}): Promise<DeploymentResult[]> {
   const settings: Required<RunBenchOptions> = { runs: 200, warmupRuns: 20, separateProcesses: true, only: '', ...options };
   const server = await startModelProcess();
@@ -643,6 +664,7 @@ export async function runRunBench(print: (line: string) => void, options: RunBen
         }),
       );
     if (!settings.only || TOOL_LOOP.includes(settings.only)) await measureToolLoops(print, dir);
+    if (!settings.only || CHAIN.includes(settings.only)) await measureChain(print, dir, project, gateway, settings.runs);
   } finally {
     await nats?.stop();
     await server.stop();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { ApprovalDecision, ApprovalPolicy, EventData, QAReport, RunEvent, UserMode } from '@stagecraft/contracts';
+import { ApprovalDecision, ApprovalPolicy, EventData, QAReport, RunEvent, StagecraftError, UserMode } from '@stagecraft/contracts';
 import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
 import { foldRun } from '@stagecraft/run';
@@ -17,6 +17,8 @@ export interface ChatFlags {
   mode: UserMode;
   reasoning?: boolean;
   conversation?: string;
+  /** Drive the conversation's unfinished runs on first (`--conversation`, or the latest in the root), then send the message, if any. */
+  continue?: boolean;
   json?: boolean;
   timeout: number;
   /** Which tool calls wait for a person; `never` (the default) sends no choice at all. */
@@ -40,6 +42,10 @@ export interface RunEnd {
   failed: boolean;
   failureCode?: string;
   waiting: Approval | null;
+  /** The run was cancelled (and counts as failed for the exit code), with who cancelled it and why. */
+  cancelled?: { by: string; reason: string };
+  /** The person pressed Ctrl-C: the process exits 130 once the run has settled. */
+  interrupted?: boolean;
 }
 
 /**
@@ -112,18 +118,27 @@ export async function connectSystem(
   return { bus, requester, close };
 }
 
-/** Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. */
-export async function chat(message: string, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & RunEnd> {
+/**
+ * Sends one message and follows its run to the end, live; embedded unless a NATS URL is given. With
+ * `continue`, the conversation's unfinished runs are driven on first; without it, they are named, not
+ * silently left behind.
+ */
+export async function chat(message: string | undefined, flags: ChatFlags, config: ShellConfig): Promise<ChatResult & RunEnd> {
   const system = await connectSystem(config, Boolean(flags.json));
   try {
     const runId = randomUUID();
     const projectRoot = resolve(flags.root);
+    const earlier = await continueEarlierRuns(system, config, { ...flags, projectRoot });
+    if (earlier.stop) return earlier.stop;
+    const conversation = earlier.conversationId;
+    if (message === undefined) return earlier.last ?? nothingToContinue(conversation);
     const approve = flags.approve && flags.approve !== 'never' ? { approve: flags.approve } : {};
     const approvals = approvalHandling(config, system.requester);
+    const interrupt = cancelOnInterrupt(system.requester, () => runId);
     const result = await followRun(system.bus, config.prefix, runId, { ...flags, approvals }, () =>
       system.requester.request('conversation.send', {
         runId,
-        conversationId: flags.conversation,
+        conversationId: conversation,
         message,
         userMode: flags.mode,
         reasoningEnabled: Boolean(flags.reasoning),
@@ -131,12 +146,61 @@ export async function chat(message: string, flags: ChatFlags, config: ShellConfi
         ...approve,
       }),
     );
+    interrupt.dispose();
     if (result.waiting && !flags.json) write(answerHint(runId, projectRoot, config));
-    return result;
+    return interrupt.pressed ? { ...result, interrupted: true } : result;
   } finally {
     await system.close();
   }
 }
+
+type EarlierRuns = { conversationId?: string; last?: ChatResult & RunEnd; stop?: ChatResult & RunEnd };
+
+/**
+ * Before a message: the conversation's unfinished runs. `continue` drives them on, oldest first, and
+ * stops at one that fails or waits for a person; otherwise each is named on stderr with how to drive it on.
+ */
+async function continueEarlierRuns(
+  system: Awaited<ReturnType<typeof connectSystem>>,
+  config: ShellConfig,
+  flags: ChatFlags & { projectRoot: string },
+): Promise<EarlierRuns> {
+  const { findRuns, followResumed, unfinishedNotice } = await import('./resume.js');
+  const conversationId = flags.continue
+    ? (flags.conversation ?? (await findRuns(config, system.requester, { projectRoot: flags.projectRoot, limit: 1 }))[0]?.conversationId)
+    : flags.conversation;
+  if (flags.continue && conversationId === undefined)
+    throw new StagecraftError('NOT_FOUND', `no conversation in ${flags.projectRoot} to continue`);
+  if (conversationId === undefined) return {};
+  const unfinished = (await findRuns(config, system.requester, { conversationId, status: 'running', limit: 50 })).reverse();
+  if (!flags.continue) {
+    for (const line of unfinishedNotice(conversationId, unfinished)) process.stderr.write(`${line}\n`);
+    return { conversationId };
+  }
+  let last: (ChatResult & RunEnd) | undefined;
+  for (const run of unfinished) {
+    if (run.pendingApproval) {
+      for (const line of unfinishedNotice(conversationId, [run])) process.stderr.write(`${line}\n`);
+      continue;
+    }
+    last = await followResumed(system, config, run.runId, flags);
+    if (last.failed || last.waiting) return { conversationId, stop: last };
+  }
+  return { conversationId, last };
+}
+
+const nothingToContinue = (conversationId: string | undefined): ChatResult & RunEnd => {
+  process.stderr.write(`stagecraft: conversation ${conversationId ?? '-'} has no unfinished run to continue\n`);
+  return {
+    runId: '',
+    conversationId: conversationId ?? '',
+    deliveryState: null,
+    answer: null,
+    qaReport: null,
+    failed: false,
+    waiting: null,
+  };
+};
 
 /**
  * Follows a run live, printing each event (or its JSON), after `start` has asked for it; then the
@@ -168,6 +232,8 @@ export async function followRun<R extends { conversationId: string }>(
       }
       if (event.type === 'StageEntered') live?.stage(event.data.stage);
       if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
+      // A cancelled run has settled once the calls it had in flight are recorded (interrupted, usually).
+      if (cancelledAndSettled(events)) resolveEnd(event);
       if (event.type !== 'ApprovalRequested') return;
       live?.stop();
       if (approvals.kind === 'stop') resolveEnd(event);
@@ -200,5 +266,49 @@ export async function followRun<R extends { conversationId: string }>(
   if (flags.json) write(JSON.stringify(waiting ? { ...result, pendingApproval: waiting } : result));
   else if (result.answer !== null) write(`\n${result.answer}\n`);
   else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
-  return { ...result, failed: last.type === 'RunFailed', failureCode: last.type === 'RunFailed' ? last.data.code : undefined, waiting };
+  const cancelled = run.status === 'cancelled' ? run.cancellation : undefined;
+  if (cancelled && !flags.json) write(`⊘ run ${runId} was cancelled by ${cancelled.by}${cancelled.reason ? `: ${cancelled.reason}` : ''}`);
+  return {
+    ...result,
+    failed: last.type === 'RunFailed' || cancelled !== undefined,
+    failureCode: last.type === 'RunFailed' ? last.data.code : cancelled ? 'CANCELLED' : undefined,
+    waiting,
+    ...(cancelled ? { cancelled } : {}),
+  };
+}
+
+function cancelledAndSettled(events: readonly RunEvent[]): boolean {
+  const run = foldRun(events);
+  return run.status === 'cancelled' && run.current?.step.kind !== 'tools';
+}
+
+/**
+ * Ctrl-C while a run is followed: the first press cancels the run (`run.cancel`, by `user`) and the
+ * follower goes on until the run has settled; a second press leaves at once (exit 130), leaving the run
+ * as the log has it. Returns what undoes the handler, and whether a press came.
+ */
+export function cancelOnInterrupt(requester: Requester, runId: () => string | null): { dispose(): void; readonly pressed: boolean } {
+  let presses = 0;
+  const onInterrupt = () => {
+    presses += 1;
+    const id = runId();
+    if (presses > 1 || id === null) {
+      process.stderr.write(`\nstagecraft: leaving at once${id ? `; run ${id} is left as its log has it` : ''}\n`);
+      process.exit(130);
+    }
+    process.stderr.write(`\nstagecraft: cancelling run ${id}; waiting for it to settle (Ctrl-C again to leave at once)\n`);
+    requester.request('run.cancel', { runId: id, by: 'user', reason: 'Ctrl-C at the terminal' }).then(
+      (reply) => {
+        if (reply.outcome === 'ended') process.stderr.write(`stagecraft: run ${id} had already ended (${reply.status})\n`);
+      },
+      (error: unknown) => process.stderr.write(`stagecraft: run ${id} could not be cancelled: ${(error as Error).message}\n`),
+    );
+  };
+  process.on('SIGINT', onInterrupt);
+  return {
+    dispose: () => process.off('SIGINT', onInterrupt),
+    get pressed() {
+      return presses > 0;
+    },
+  };
 }

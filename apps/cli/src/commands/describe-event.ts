@@ -43,10 +43,14 @@ export function describeEvent(event: StagecraftEvent): string | null {
         : '';
       return `  QA ${event.data.report.verdict}${cost}: ${clip(event.data.report.summary, 90)}`;
     }
+    case 'LimitReached':
+      return `  ⚠ ${event.data.limit} (${event.data.value}) ran out in ${event.data.stage} #${event.data.iteration}`;
     case 'RunCompleted':
-      return `✔ completed (${event.data.deliveryState})`;
+      return `✔ completed (${event.data.deliveryState}${event.data.limit ? `, ${event.data.limit} ran out` : ''})`;
     case 'RunFailed':
       return `✘ failed: ${event.data.code} ${event.data.reason}`;
+    case 'RunCancelled':
+      return `⊘ cancelled by ${event.data.by}${event.data.reason ? `: ${clip(event.data.reason, 80)}` : ''}`;
     case 'HistoryCompacted': {
       const { method, replaced, tokensBefore, tokensAfter } = event.data;
       return `  history compacted (${method}): ${replaced} messages summarised, ~${tokensBefore} → ~${tokensAfter} tokens`;
@@ -75,10 +79,14 @@ export function describeEvent(event: StagecraftEvent): string | null {
       const conflicts = event.data.conflicts.length;
       return `  ⇉ merged ${files} file${files === 1 ? '' : 's'}${conflicts ? `, ${conflicts} conflict${conflicts === 1 ? '' : 's'}` : ''}`;
     }
+    case 'ConflictsResolved':
+      return `  ⇉ resolved ${event.data.resolved.length} conflict(s)${event.data.unresolved.length ? `, ${event.data.unresolved.length} left for the user` : ''}`;
     case 'WorkflowCompleted':
       return `✔ workflow completed: ${clip(event.data.summary, 90)}`;
     case 'WorkflowFailed':
       return `✘ workflow failed: ${event.data.code} ${event.data.reason}`;
+    case 'WorkflowCancelled':
+      return `✘ workflow cancelled by ${event.data.by}${event.data.reason ? `: ${clip(event.data.reason, 80)}` : ''}`;
     // Not on a run's stream: the tool service's own record of a call, memories, prompt bodies.
     case 'ToolExecutionStarted':
     case 'ToolExecutionFinished':

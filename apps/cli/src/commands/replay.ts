@@ -6,8 +6,11 @@ import {
   EventReader,
   Projection,
   createMemoryCheckpointStore,
+  describeChainBreak,
+  describeChainReport,
   openEventStore,
   rebuildProjection,
+  verifyStoreChain,
 } from '@stagecraft/event-store';
 import { READ_MODELS } from '@stagecraft/read-models';
 import { formatTable } from '../table';
@@ -127,7 +130,11 @@ export async function verifyReplay(storeUrl: string, only?: string): Promise<boo
     }
     process.stdout.write(`${formatTable(['READ MODEL', 'POSITION', 'SIZE', 'RESULT'], rows)}\n`);
     for (const line of details) process.stdout.write(`${line}\n`);
-    return ok;
+    // A view rebuilt from an edited log agrees with itself: the chain is what tells the log was edited.
+    const chain = await verifyStoreChain(store);
+    for (const b of chain.breaks) process.stdout.write(`${describeChainBreak(b)}\n`);
+    process.stdout.write(`${describeChainReport(chain)}\n`);
+    return ok && chain.breaks.length === 0;
   } finally {
     await store.close();
   }

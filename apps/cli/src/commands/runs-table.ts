@@ -23,12 +23,24 @@ const tokens = (run: RunSummary) => {
   return `${sum('promptTokens')}/${sum('completionTokens')}`;
 };
 
+/** `running (stuck, resumable)`: the status with what a person can do about it. */
+function statusOf(run: RunSummary): string {
+  const notes = [
+    run.stuck ? 'stuck' : null,
+    run.resumable ? 'resumable' : null,
+    run.pendingApproval ? 'waits for approval' : null,
+    // Who stopped it; why is in `runs list --json` and `runs show`.
+    run.cancellation ? `by ${run.cancellation.by}` : null,
+  ].filter((note) => note !== null);
+  return notes.length ? `${run.status} (${notes.join(', ')})` : run.status;
+}
+
 /** One row per run, newest first as the list comes; a running run's duration runs to `now`. */
 export function formatRuns(runs: readonly RunSummary[], now: Date): string {
   if (runs.length === 0) return 'no runs';
   const rows = runs.map((run) => [
     run.runId,
-    run.stuck ? `${run.status} (stuck)` : run.status,
+    statusOf(run),
     run.stage ?? '-',
     run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
     formatDuration(Date.parse(run.endedAt ?? now.toISOString()) - Date.parse(run.startedAt)),

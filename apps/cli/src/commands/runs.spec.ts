@@ -35,9 +35,10 @@ describe('runTimeline', () => {
     ]);
     const json = await runTimeline(store, 'r1', true);
     expect(json?.map((line) => JSON.parse(line) as unknown)).toEqual([
-      expect.objectContaining({ type: 'ToolCallRequested', metadata: at(0) }),
+      // The raw events, with the hash-chain link the store added to their metadata.
+      expect.objectContaining({ type: 'ToolCallRequested', metadata: { ...at(0), chain: expect.any(Object) } }),
       expect.objectContaining({ type: 'ToolCallCompleted' }),
-      { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata: at(2) },
+      { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata: { ...at(2), chain: expect.any(Object) } },
     ]);
     expect(await runTimeline(store, 'missing', false)).toBeNull();
   });

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { RunsListReply, RunsListRequest, runEvents, streams, validationError } from '@stagecraft/contracts';
 import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
-import { catchUpProjection, openEventStore, readEvents } from '@stagecraft/event-store';
+import {
+  catchUpProjection,
+  describeChainBreak,
+  describeChainReport,
+  openEventStore,
+  readEvents,
+  verifyStoreChain,
+  verifyStreamChain,
+} from '@stagecraft/event-store';
 import type { EventReader, EventStore } from '@stagecraft/event-store';
 import { earlierTurns, restoreRequests } from '@stagecraft/conversation-service';
 import { MemoryConfig, memoryConfigFromEnv } from '@stagecraft/memory-service';
@@ -35,7 +43,11 @@ export async function replayStoredRun(runId: string, store: string): Promise<boo
     // The earlier turns the run started with: what it compacted at its start depends on them.
     const start = log[0].type === 'RunStarted' ? log[0].data : undefined;
     const prior = start ? await earlierTurns(events, start.conversationId, start.historyThrough) : undefined;
+    // The decisions are taken again from what the log says; the chain says whether the log is what was written.
+    const chain = verifyStreamChain(await events.readStream(streams.run(runId)));
+    for (const broken of chain.breaks) process.stdout.write(`run ${runId}: ${describeChainBreak(broken)}\n`);
     const result = replayRun(log, DEFAULT_RUN_LIMITS, prior);
+    if (result.identical && chain.breaks.length > 0) return false;
     if (result.identical) {
       const { copied = 0 } = result;
       const forkedFrom = log[0].type === 'RunStarted' ? log[0].data.forkedFrom : undefined;
@@ -72,8 +84,12 @@ export async function auditStore(store: string, runId?: string): Promise<boolean
         process.stdout.write(`run ${id}: event ${f.index}${f.type ? ` (${f.type})` : ''} breaks ${f.invariant}: ${f.message}\n`);
       broken += findings.length;
     }
+    // The invariants are checked over what the log holds; the hash chain says whether it holds what was appended.
+    const chain = runId ? verifyStreamChain(await events.readStream(streams.run(runId))) : await verifyStoreChain(events);
+    for (const b of chain.breaks) process.stdout.write(`${describeChainBreak(b)}\n`);
+    process.stdout.write(`${describeChainReport(chain)}\n`);
     process.stdout.write(`audited ${runIds.length} run(s): ${broken === 0 ? 'every invariant holds' : `${broken} finding(s)`}\n`);
-    return broken === 0;
+    return broken === 0 && chain.breaks.length === 0;
   } finally {
     await events.close();
   }
@@ -108,8 +124,14 @@ export async function listRunsInStore(
   const view = await catchUpProjection(store, checkpoints, runsModel);
   const position = (await checkpoints.load(runsModel.name))?.position ?? 0n;
   const idleness = { now, idleMs: config.stuckAfterMs };
-  const { status, conversationId, stuck, limit } = request;
-  const runs = listRuns(view, { status, conversationId, limit, stuck: stuck === undefined ? undefined : { ...idleness, only: stuck } });
+  const { status, conversationId, stuck, limit, projectRoot } = request;
+  const runs = listRuns(view, {
+    status,
+    conversationId,
+    limit,
+    stuck: stuck === undefined ? undefined : { ...idleness, only: stuck },
+    visible: projectRoot === undefined ? undefined : (root) => root === projectRoot,
+  });
   return { runs: runs.map((run) => summarize(run, config.prices, idleness)), position: String(position) };
 }
 

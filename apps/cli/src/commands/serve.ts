@@ -1,7 +1,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceName, StagecraftError } from '@stagecraft/contracts';
-import { ShellConfig, checkDependencies, dependencyTargets, startHost, startProbeServer } from '@stagecraft/service-shell';
+import {
+  DependencyTargets,
+  Host,
+  LifecyclePhase,
+  ShellConfig,
+  checkDependencies,
+  dependencyTargets,
+  notServingChecks,
+  startHost,
+  startProbeServer,
+  within,
+} from '@stagecraft/service-shell';
 import { metricsEndpoint } from '@stagecraft/telemetry';
 import { cliConfig } from '../cli-config';
 import { allServices } from '../services';
@@ -41,24 +52,72 @@ export function probePlan(
   return { port: config.healthPort, fallback: !explicit };
 }
 
-/** Runs services in this process until SIGINT or SIGTERM, with `/healthz`, `/readyz` and `/metrics` (see `probePlan`). */
+/**
+ * Runs services in this process until SIGINT or SIGTERM, with `/healthz`, `/readyz` and `/metrics` (see
+ * `probePlan`). Over NATS it waits for the server up to STAGECRAFT_NATS_CONNECT_TIMEOUT_MS (not ready
+ * meanwhile, each failed attempt said on stderr), and a signal stops it within STAGECRAFT_SHUTDOWN_TIMEOUT_MS
+ * with exit 0, whatever NATS does.
+ */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const config = cliConfig(flags);
   const transport = serveTransport(flags, config.natsUrl);
   // Health replies name the addresses from this environment, so the flags go into it.
   const env = { ...process.env, STAGECRAFT_STORE: config.store, ...(transport === 'nats' ? { NATS_URL: config.natsUrl } : {}) };
-  const host = await startHost({
-    definitions: allServices(),
-    only: flags.services,
-    transport,
-    natsUrl: config.natsUrl,
-    natsAuth: config.natsAuth,
-    store: config.store,
-    config,
-    env,
-  });
+  let phase: LifecyclePhase = { kind: 'connecting', address: config.natsUrl ?? 'in-process' };
+  let targets: DependencyTargets = {};
+  const readiness = () => (phase.kind === 'serving' ? checkDependencies(targets) : Promise.resolve(notServingChecks(phase)));
+  const probes = await openProbes(probePlan(process.env, config), config.healthHost, readiness);
+
+  let host: Host | undefined;
+  let stopping = false;
+  const waiting = new AbortController();
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    phase = { kind: 'stopping' };
+    waiting.abort();
+    const graceMs = Math.floor(config.shutdownTimeoutMs / 2);
+    const onAbandoned = (abandoned: string[]) =>
+      process.stderr.write(`stagecraft: stopped without answering ${abandoned.join(', ')} (in flight after ${graceMs} ms)\n`);
+    const closing = host?.close({ graceMs, onAbandoned }) ?? Promise.resolve();
+    if (!(await within(config.shutdownTimeoutMs, closing)))
+      process.stderr.write(
+        `stagecraft: stop took longer than ${config.shutdownTimeoutMs} ms (STAGECRAFT_SHUTDOWN_TIMEOUT_MS); leaving the rest\n`,
+      );
+    probes?.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+
+  try {
+    host = await startHost({
+      definitions: allServices(),
+      only: flags.services,
+      transport,
+      natsUrl: config.natsUrl,
+      natsAuth: config.natsAuth,
+      store: config.store,
+      config,
+      env,
+      connectRetry: {
+        budgetMs: config.natsConnectTimeoutMs,
+        signal: waiting.signal,
+        onRetry: (failed) => {
+          phase = { kind: 'connecting', address: failed.servers, lastAttempt: failed };
+          process.stderr.write(
+            `stagecraft: NATS at ${failed.servers} not reachable (${failed.error}), attempt ${failed.attempt}; trying again in ${failed.nextDelayMs} ms\n`,
+          );
+        },
+      },
+    });
+  } catch (error) {
+    if (stopping) return new Promise<never>(() => undefined); // `stop` exits
+    probes?.close();
+    throw error;
+  }
   const services = host.running.services;
-  const targets = dependencyTargets({
+  targets = dependencyTargets({
     services: services.map((s) => ({ name: s.name, usesStore: s.usesStore })),
     store: host.ports.store,
     storeAddress: config.store,
@@ -66,24 +125,10 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     natsAddress: config.natsUrl,
     env,
   });
-  let probes: Server | null = null;
-  try {
-    probes = await openProbes(probePlan(process.env, config), config.healthHost, () => checkDependencies(targets));
-  } catch (error) {
-    await host.close();
-    throw error;
-  }
+  phase = { kind: 'serving' };
   const where = transport === 'nats' ? `nats (${config.natsUrl})` : 'inproc';
   const probeNote = probes ? `, probes on http://${config.healthHost}:${(probes.address() as AddressInfo).port} (/healthz, /readyz)` : '';
   process.stdout.write(`stagecraft serving ${services.map((s) => s.name).join(', ')} on ${where}, store ${config.store}${probeNote}\n`);
-
-  const stop = async () => {
-    probes?.close();
-    await host.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
 }
 
 async function openProbes(

@@ -1,7 +1,14 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApprovalPolicy, PhaseName, WorkflowView } from '@stagecraft/contracts';
+import {
+  ApprovalPolicy,
+  PhaseName,
+  WorkflowCancelReply,
+  WorkflowCancelRequest,
+  WorkflowView,
+  validationError,
+} from '@stagecraft/contracts';
 import { Requester } from '@stagecraft/messaging';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT } from '../exit-codes';
@@ -80,10 +87,12 @@ export async function followWorkflow(
         if (printed.get(`${index}`) !== line) write(`  ${line}`);
         printed.set(`${index}`, line);
       });
-    if (view.status === 'completed' || view.status === 'failed') {
+    if (view.status === 'completed' || view.status === 'failed' || view.status === 'cancelled') {
       if (flags.json) write(JSON.stringify(view));
       else if (view.status === 'completed') write(`✔ completed: ${view.summary ?? ''}`);
+      else if (view.status === 'cancelled') write(`✘ ${view.summary ?? 'cancelled'}`);
       else write(`✘ failed (${view.failure?.code}): ${view.failure?.reason}`);
+      if (!flags.json) for (const line of keptLines(view)) write(line);
       return view.status === 'completed' ? EXIT.done : EXIT.failed;
     }
     const pending = view.pendingApproval;
@@ -142,7 +151,23 @@ export function formatWorkflowTree(view: WorkflowView): string {
   if (view.pendingApproval) lines.push(`⏸ waiting for approval ${view.pendingApproval.approvalId}: ${view.pendingApproval.summary}`);
   if (view.summary) lines.push(`summary: ${view.summary}`);
   if (view.failure) lines.push(`failed (${view.failure.code}): ${view.failure.reason}`);
+  lines.push(...keptLines(view));
+  if (view.worktrees.length > 0) {
+    lines.push('ticket copies:');
+    for (const w of view.worktrees) lines.push(`  ${w.agentId}${w.ticketId ? ` (ticket ${w.ticketId})` : ''} ${w.state}: ${w.path}`);
+  }
   return lines.join('\n');
+}
+
+/** What a merge left for the user: each file kept as they have it, and where the ticket's version is. */
+export function keptLines(view: WorkflowView): string[] {
+  if (view.conflicts.length === 0) return [];
+  return [
+    `⚠ ${view.conflicts.length} file(s) not merged; your version is kept in the project root:`,
+    ...view.conflicts.map(
+      (c) => `  ${c.path} (${c.reason ?? 'conflict'}, ${c.agentIds.join(', ')})${c.kept ? `: the ticket's version is at ${c.kept}` : ''}`,
+    ),
+  ];
 }
 
 export async function showWorkflow(workflowId: string, flags: { json?: boolean }, config: ShellConfig): Promise<void> {
@@ -153,4 +178,29 @@ export async function showWorkflow(workflowId: string, flags: { json?: boolean }
   } finally {
     await system.close();
   }
+}
+
+/**
+ * `workflow cancel <id>`: `workflow.cancel`, over NATS or embedded on the store. Exit 0 when this
+ * cancelled it, 1 when it had ended already (nothing changed).
+ */
+export async function cancelWorkflowCommand(
+  workflowId: string,
+  flags: { reason?: string; json?: boolean },
+  config: ShellConfig,
+): Promise<WorkflowExit> {
+  const parsed = WorkflowCancelRequest.safeParse({ workflowId, reason: flags.reason });
+  if (!parsed.success) throw validationError(parsed.error, 'workflow cancel arguments');
+  const system = await connectSystem(config, true, { resume: false });
+  let reply: WorkflowCancelReply;
+  try {
+    reply = await system.requester.request('workflow.cancel', parsed.data);
+  } finally {
+    await system.close();
+  }
+  if (flags.json) write(JSON.stringify(reply));
+  else if (reply.outcome === 'cancelled')
+    write(`workflow ${workflowId} cancelled${reply.cancelledRuns.length ? `; stopped ${reply.cancelledRuns.join(', ')}` : ''}`);
+  else write(`workflow ${workflowId} had already ended (${reply.status}); nothing changed`);
+  return reply.outcome === 'cancelled' ? EXIT.done : EXIT.failed;
 }

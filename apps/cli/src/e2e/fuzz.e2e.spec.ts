@@ -56,6 +56,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     projectRoot: '/tmp/fuzz-project',
   },
   'conversation.run.get': { runId: 'run-fuzz' },
+  'run.cancel': { runId: 'run-fuzz', by: 'cli', reason: 'fuzzing' },
   'approval.answer': { id: 'run-fuzz', approvalId: 'run-fuzz.c1.approval', decision: 'deny', reason: 'not now' },
   'conversation.fork': { runId: 'run-fuzz', atRevision: 2, newRunId: 'run-fuzz-fork' },
   'policy.decide': { userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 1, chain: ['reviewer'] } },
@@ -78,6 +79,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     limits: { maxParallelAgents: 2 },
   },
   'workflow.get': { workflowId: 'wf-fuzz' },
+  'workflow.cancel': { workflowId: 'wf-fuzz', reason: 'fuzzing' },
   'tool.execute': {
     callId: 'call-fuzz',
     runId: 'run-fuzz',

@@ -33,7 +33,13 @@ describe('stagecraft runs replay and stagecraft audit, on a store the CLI wrote'
     expect({ code: replayed.code, stderr: replayed.stderr }).toEqual({ code: 0, stderr: '' });
     expect(replayed.stdout).toMatch(new RegExp(`run ${runId}: \\d+ events decided again in \\d+ decisions, all identical`));
     const audited = await runCli(['audit', '--store', store()], env, 30_000);
-    expect({ code: audited.code, stdout: audited.stdout.trim() }).toEqual({ code: 0, stdout: 'audited 1 run(s): every invariant holds' });
+    expect({
+      code: audited.code,
+      stdout: audited.stdout.trim().replace(/\d+ event\(s\) in \d+ stream\(s\)/, 'N event(s) in M stream(s)'),
+    }).toEqual({
+      code: 0,
+      stdout: 'hash chain: N event(s) in M stream(s) verified: intact\naudited 1 run(s): every invariant holds',
+    });
   }, 60_000);
 
   it('names the event when the stored answer was changed by hand: replay differs there and audit says QA changed it', async () => {
@@ -52,5 +58,9 @@ describe('stagecraft runs replay and stagecraft audit, on a store the CLI wrote'
     const audited = await runCli(['audit', '--run', runId, '--store', store()], env, 30_000);
     expect(audited.code).toBe(1);
     expect(audited.stdout).toContain(`run ${runId}: event ${row.revision} (RunCompleted) breaks qa-read-only`);
+    // The edit is also a break in the run stream's hash chain, named the same way by both commands.
+    const link = `stream run-${runId}: revision ${row.revision} (RunCompleted) breaks the hash chain: its content was changed after it was appended`;
+    expect(replayed.stdout).toContain(`run ${runId}: ${link}`);
+    expect(audited.stdout).toContain(link);
   }, 60_000);
 });

@@ -63,6 +63,57 @@ describe('stagecraft workflow, embedded, without a model key', () => {
     expect(existsSync(join(project, '.stagecraft', 'worktrees', workflowId))).toBe(false);
   }, 300_000);
 
+  it('keeps the ticket copies of a denied merge and lists them in workflow show', async () => {
+    const project = fresh('denied');
+    const store = `sqlite:${join(dir, 'denied.db')}`;
+    const waiting = await runCli(
+      ['workflow', 'start', 'Document the converters', '--root', project, '--store', store, '--gate', 'before-merge'],
+      env,
+      180_000,
+    );
+    expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({ code: 4, stderr: '' });
+    expect(waiting.stdout).toContain('⏸ waiting for approval: merge the changes of');
+    const workflowId = /answer with: stagecraft approve (\S+)/.exec(waiting.stdout)?.[1] ?? '';
+    const denied = await runCli(
+      ['approve', workflowId, '--deny', '--reason', 'not now', '--root', project, '--store', store],
+      env,
+      180_000,
+    );
+    expect({ code: denied.code, stderr: denied.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(ticketFiles(project)).toEqual([]);
+    const shown = await runCli(['workflow', 'show', workflowId, '--store', store], env, 60_000);
+    expect(shown.code).toBe(0);
+    const copies = [...shown.stdout.matchAll(/^ {2}(ticket-T\d) \(ticket (T\d)\) refused: (\S+)$/gm)];
+    expect(copies.map((m) => m[1])).toEqual(['ticket-T1', 'ticket-T2']);
+    for (const [, , ticket, path] of copies) expect(readdirSync(path)).toContain(`WORKFLOW_${ticket}.md`);
+  }, 300_000);
+
+  it('cancels a waiting workflow from another process, once', async () => {
+    const project = fresh('cancelled');
+    const store = `sqlite:${join(dir, 'cancelled.db')}`;
+    const waiting = await runCli(
+      ['workflow', 'start', 'Document the converters', '--root', project, '--store', store, '--gate', 'after-planning'],
+      env,
+      180_000,
+    );
+    expect(waiting.code).toBe(4);
+    const workflowId = /answer with: stagecraft approve (\S+)/.exec(waiting.stdout)?.[1] ?? '';
+    const cancelled = await runCli(['workflow', 'cancel', workflowId, '--reason', 'wrong goal', '--store', store], env, 60_000);
+    expect({ code: cancelled.code, stdout: cancelled.stdout, stderr: cancelled.stderr }).toEqual({
+      code: 0,
+      stdout: `workflow ${workflowId} cancelled\n`,
+      stderr: '',
+    });
+    const shown = await runCli(['workflow', 'show', workflowId, '--store', store], env, 60_000);
+    expect(shown.stdout).toContain(`workflow ${workflowId} (phases) cancelled`);
+    expect(shown.stdout).toContain('summary: cancelled by cli: wrong goal');
+    const again = await runCli(['workflow', 'cancel', workflowId, '--store', store], env, 60_000);
+    expect({ code: again.code, stdout: again.stdout }).toEqual({
+      code: 1,
+      stdout: `workflow ${workflowId} had already ended (cancelled); nothing changed\n`,
+    });
+  }, 300_000);
+
   it('refuses a bad --phases value as a usage error, starting nothing', async () => {
     const project = fresh('bad');
     const { code, stderr } = await runCli(

@@ -31,7 +31,7 @@ export interface ChatToolResult {
   runId: string;
   conversationId: string;
   /** `waiting`: a tool call waits for `approve`; `running`: still going when the tool stopped following it. */
-  status: 'completed' | 'failed' | 'waiting' | 'running';
+  status: 'completed' | 'failed' | 'cancelled' | 'waiting' | 'running';
   deliveryState: string | null;
   answer: string | null;
   qaReport: QAReport | null;
@@ -62,7 +62,7 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     events.push(event);
     const line = progress && describeEvent(event)?.trim();
     if (line) progress?.(line);
-    if (event.type === 'RunCompleted' || event.type === 'RunFailed') settle('ended');
+    if (event.type === 'RunCompleted' || event.type === 'RunFailed' || event.type === 'RunCancelled') settle('ended');
     else if (event.type === 'ApprovalRequested') settle('waiting');
   });
   const timer = new AbortController();
@@ -75,7 +75,12 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     return {
       runId,
       conversationId: reply.conversationId,
-      status: outcome === 'running' ? 'running' : outcome === 'waiting' ? 'waiting' : run.status === 'completed' ? 'completed' : 'failed',
+      status:
+        outcome === 'running' || outcome === 'waiting'
+          ? outcome
+          : run.status === 'completed' || run.status === 'cancelled'
+            ? run.status
+            : 'failed',
       deliveryState: run.status === 'completed' ? run.deliveryState : null,
       answer: run.status === 'completed' ? run.answer : null,
       qaReport: run.status === 'new' ? null : run.qaReport,

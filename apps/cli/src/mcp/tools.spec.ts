@@ -12,8 +12,16 @@ const unreachable = {
 const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
 
 describe('the MCP tools', () => {
-  it('are the six, each with an object schema of its arguments', () => {
-    expect(TOOLS.map((t) => t.name)).toEqual(['workflow_next', 'chat', 'run_status', 'workflow_start', 'workflow_status', 'approve']);
+  it('are the seven, each with an object schema of its arguments', () => {
+    expect(TOOLS.map((t) => t.name)).toEqual([
+      'workflow_next',
+      'chat',
+      'run_status',
+      'cancel_run',
+      'workflow_start',
+      'workflow_status',
+      'approve',
+    ]);
     for (const t of TOOLS) expect(inputJsonSchema(t.input)).toMatchObject({ type: 'object', properties: expect.any(Object) });
     expect(inputJsonSchema(tool('chat').input)).toMatchObject({
       properties: { mode: { enum: ['chat', 'agent'], default: 'agent' }, approve: { enum: ['never', 'writes', 'commands'] } },
@@ -36,6 +44,12 @@ describe('the MCP tools', () => {
       issues: [{ path: ['mode'] }],
     });
     await expect(refused('run_status', { runId: 'bad id!' })).resolves.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['runId'] }] });
+    // Who cancels is the MCP client: an argument claiming otherwise is refused, not passed on.
+    await expect(refused('cancel_run', { runId: 'r1', by: 'workflow' })).resolves.toMatchObject({ code: 'VALIDATION' });
+    await expect(refused('cancel_run', { runId: 'r1', reason: 'x'.repeat(501) })).resolves.toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ path: ['reason'] }],
+    });
     // No --root and none in the call: refused before the run starts.
     await expect(refused('chat', { message: 'hi' })).resolves.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['root'] }] });
   });

@@ -1,6 +1,7 @@
 import {
   ApprovalAnswerRequest,
   NonBlank,
+  RunCancelRequest,
   RunGetRequest,
   WorkflowGetRequest,
   WorkflowNextRequest,
@@ -41,6 +42,9 @@ function tool<S extends z.ZodType>(
   };
 }
 
+/** Who cancels is this server's client: the request always says `mcp`, whatever the arguments say. */
+const CancelRunArgs = z.strictObject({ runId: RunCancelRequest.shape.runId, reason: RunCancelRequest.shape.reason });
+
 const WorkflowStartArgs = z.object({
   goal: WorkflowStartRequest.shape.goal,
   root: NonBlank.optional().describe("the project the workflow works in; the server's --root when left out"),
@@ -76,6 +80,12 @@ export const TOOLS: readonly McpTool[] = [
       );
       return { run, summary };
     },
+  ),
+  tool(
+    'cancel_run',
+    'Cancel a run: a tool call in flight is stopped and recorded as interrupted, and nothing more is decided. Answers whether it was cancelled or had already ended.',
+    CancelRunArgs,
+    (context, args) => context.requester.request('run.cancel', { ...args, by: 'mcp' }),
   ),
   tool(
     'workflow_start',

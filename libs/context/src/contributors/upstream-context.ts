@@ -13,14 +13,37 @@ export const MAX_RESULT_CHARS = 20_000;
 
 type MergeConflicts = Extract<UpstreamContext, { kind: 'merge-conflicts' }>['conflicts'];
 
+const fenced = (text: string | null | undefined): string => (text === null || text === undefined ? '(no file)' : `\`\`\`\n${text}\n\`\`\``);
+
+/** The three versions of one conflicting file and the diff from the user's to the ticket's (docs/decisions/0036). */
+function renderVersions(c: MergeConflicts[number]): string[] {
+  const lines = [`#### ${c.path}`, ''];
+  if (c.reason) lines.push(`Why: ${c.reason}.`);
+  if (c.kept) lines.push(`The ticket's version is kept at ${c.kept}; the project root keeps the user's.`);
+  if (c.versions === undefined) return lines;
+  return [
+    ...lines,
+    '',
+    'Base (the snapshot the ticket started from):',
+    fenced(c.versions.base),
+    "User's version (in the project root now):",
+    fenced(c.versions.ours),
+    "Ticket's version:",
+    fenced(c.versions.theirs),
+    "Unified diff from the user's version to the ticket's:",
+    `\`\`\`diff\n${c.versions.diff}\n\`\`\``,
+  ];
+}
+
 function renderMergeConflicts(conflicts: MergeConflicts): string {
   const shown = conflicts.slice(0, MAX_CONFLICTS);
   const lines = [
     '### Merge conflicts',
     '',
-    'More than one ticket agent changed these files, so they were not merged. Resolve each file in the project root with the write tools, and record each as a conflict resolution naming the contexts below as its conflicting inputs.',
+    "These files were not merged: the user changed them since the ticket agents started, or more than one ticket changed the same lines. The project root keeps the user's version and the ticket's version is kept beside it, so nothing is lost. To resolve a file, give a conflict resolution with its `path` and the whole resolved file as `resolvedContent` (keep the user's changes), naming the contexts below as its conflicting inputs; a file you do not resolve is left for the user.",
     '',
     bullets(shown.map((c) => `${c.path}: changed by ${c.agentIds.join(', ')} (contexts ${c.contextIds.join(', ')})`)),
+    ...shown.flatMap((c) => ['', ...renderVersions(c)]),
   ];
   if (conflicts.length > shown.length) lines.push(`[… ${conflicts.length - shown.length} more files not shown]`);
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, Stage, ToolName, UserMode } from '../common';
+import { ContextId, ConversationId, DeliveryState, Id, NonBlank, RunId, RunLimitName, Stage, ToolName, UserMode } from '../common';
 import { ErrorCode } from '../errors';
 import { RunForkPoint } from '../conversation';
 import { CompactionSettings, HistoryCompacted } from '../history';
@@ -9,6 +9,7 @@ import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { ApprovalDenied, ApprovalGiven, ApprovalPolicy, ApprovalRequested } from '../approvals';
 import { AgentBrief } from '../workflow-runs';
+import { CancelledBy } from '../runs';
 import { EventUnion, eventFamily } from './family';
 import { MessageHashEntry } from './message-hashes';
 import { MessageAppended, Sha256, ToolCall, ToolCallOutcome } from './shared';
@@ -101,8 +102,8 @@ export const runEventSchemas = {
     /** The id the model gave the call, which its tool-result message must echo. */
     modelCallId: z.string().optional(),
   }),
-  /** The call's result came back to the run. */
-  ToolCallCompleted: ToolCallOutcome,
+  /** The call's result came back to the run; `interrupted`: the call was cut off (its effect is unknown) and is never run again. */
+  ToolCallCompleted: ToolCallOutcome.extend({ interrupted: z.boolean().optional() }),
   /** The call was refused, by the run (an unknown tool, bad arguments) or by the tool service. */
   ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
   MessageAppended,
@@ -115,8 +116,21 @@ export const runEventSchemas = {
   ApprovalRequested,
   ApprovalGiven,
   ApprovalDenied,
-  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string() }),
+  /**
+   * A bound of the run (`RunStarted.limits`) ran out: the tool loop went to the delivery gate, or the
+   * gate went to QA with the work not `DONE`. Says where the run was when it happened.
+   */
+  LimitReached: z.object({
+    limit: RunLimitName,
+    value: z.number().int().min(0),
+    stage: Stage,
+    iteration: z.number().int().min(0),
+  }),
+  /** `limit`: the last bound that ran out, when one did (the run ended on it rather than on a `DONE`). */
+  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string(), limit: RunLimitName.optional() }),
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
+  /** Someone stopped the run: nothing is decided after it; answers that were in flight are still recorded. */
+  RunCancelled: z.object({ by: CancelledBy, reason: z.string().max(500), stage: Stage.optional() }),
 };
 
 export const runEvents = eventFamily(runEventSchemas);

@@ -3,6 +3,8 @@ import { ApprovalDenied, ApprovalGiven, ApprovalPolicy, ApprovalRequested } from
 import { Id, NonBlank, RunId } from '../common';
 import { ContextIdString } from '../context';
 import { ErrorCode } from '../errors';
+import { ConflictDetail } from '../merge-conflicts';
+import { CancelledBy } from '../runs';
 import { PreviousAttempt, UpstreamContext } from '../upstream';
 import { AgentRole, PhaseName, WorkflowGates, WorkflowLimits, WorkflowStepsSnapshot, Worktree } from '../workflow-runs';
 import { EventUnion, eventFamily } from './family';
@@ -28,6 +30,8 @@ export const workflowEventSchemas = {
     limits: WorkflowLimits,
     /** How ticket agents are isolated: a git worktree each when the root is a git repository, otherwise a copy. */
     isolation: z.enum(['git-worktree', 'copy']),
+    /** The working tree as it was when the workflow started (docs/decisions/0036): the ticket copies' start and the merge's base. */
+    snapshot: z.object({ id: z.string().regex(/^[0-9a-f]{64}$/), files: z.number().int().min(0) }).optional(),
   }),
   PhaseStarted: z.object({ phase: NonBlank, round: z.number().int().min(1) }),
   AgentDispatched: z.object({
@@ -68,13 +72,25 @@ export const workflowEventSchemas = {
   WorktreesMerged: z.object({
     phase: NonBlank,
     merged: z.array(z.object({ agentId: NonBlank, files: z.array(NonBlank) })),
-    conflicts: z.array(z.object({ path: NonBlank, agentIds: z.array(NonBlank).min(2) })),
+    /** Files left as the user has them (docs/decisions/0036); `kept` says where the ticket's version is. */
+    conflicts: z.array(z.object({ path: NonBlank, agentIds: z.array(NonBlank).min(1), ...ConflictDetail })),
+    /** The snapshot the merge took as its base. */
+    snapshotId: z.string().optional(),
+  }),
+  /** The ticket collector's resolved contents applied to conflicting files; the others stay conflicts. */
+  ConflictsResolved: z.object({
+    phase: NonBlank,
+    round: z.number().int().min(1),
+    resolved: z.array(NonBlank),
+    unresolved: z.array(z.object({ path: NonBlank, reason: z.string() })),
   }),
   ApprovalRequested,
   ApprovalGiven,
   ApprovalDenied,
   WorkflowCompleted: z.object({ summary: z.string() }),
   WorkflowFailed: z.object({ code: ErrorCode, reason: z.string() }),
+  /** Someone stopped the workflow: nothing more is dispatched, and its running agents are cancelled. */
+  WorkflowCancelled: z.object({ by: CancelledBy, reason: z.string().max(500) }),
 };
 
 export const workflowEvents = eventFamily(workflowEventSchemas);

@@ -18,8 +18,15 @@ export function appendAndReadContract(ctx: ContractContext): void {
 
       expect(result.nextExpectedRevision).toBe(4n);
       expect(read.map((e) => e.revision)).toEqual([0n, 1n, 2n, 3n, 4n]);
+      // The store adds the hash chain's link to the metadata (see chain.contract.ts); `null` metadata is stored as `{ chain }`.
       expect(read.map(({ id, type, data, metadata, streamId }) => ({ id, type, data, metadata, streamId }))).toEqual(
-        events.map(({ id, type, data, metadata }) => ({ id, type, data, metadata, streamId: stream })),
+        events.map(({ id, type, data, metadata }) => ({
+          id,
+          type,
+          data,
+          metadata: { ...(metadata ?? {}), chain: { prev: expect.any(String), hash: expect.any(String) } },
+          streamId: stream,
+        })),
       );
       expect(read[4].position).toBe(result.position);
       expectStrictlyIncreasing(read.map((e) => e.position));

@@ -1,5 +1,6 @@
 import type { EventStore } from '../port';
 import { appendAndReadContract } from './append.contract';
+import { hashChainContract } from './chain.contract';
 import type { ContractContext } from './fixtures';
 import { checkpointAndProjectionContract } from './projection.contract';
 import { globalLogContract } from './subscription.contract';
@@ -35,6 +36,7 @@ export function describeEventStoreContract(
     });
 
     appendAndReadContract(ctx);
+    hashChainContract(ctx);
     globalLogContract(ctx);
     checkpointAndProjectionContract(ctx);
     volumeContract(ctx);

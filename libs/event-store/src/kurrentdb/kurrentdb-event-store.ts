@@ -4,12 +4,35 @@ import { loadKurrentClient } from './client-module';
 import { kurrentDbAddress, normalizeKurrentDbConnectionString } from './connection-string';
 import { createKurrentDbCheckpointStore } from './kurrentdb-checkpoints';
 import { wrapSubscription } from './kurrentdb-subscription';
-import { fromLogPosition, isSystemEvent, toEventData, toReadPosition, toRecordedEvent, toStagecraftError, toStreamState } from './mapping';
-import type { EventStore, EventSubscription, Position, RecordedEvent } from '../port';
+import {
+  fromLogPosition,
+  isSystemEvent,
+  toChainedEventData,
+  toEventData,
+  toReadPosition,
+  toRecordedEvent,
+  toStagecraftError,
+  toStreamState,
+} from './mapping';
+import { chainBatch, chainContent, chainOf } from '../chain/chain';
+import { ConcurrencyError } from '../errors';
+import type { EventStore, EventSubscription, ExpectedRevision, NewEvent, Position, RecordedEvent } from '../port';
 
 export interface KurrentDbEventStoreOptions {
   /** `kurrentdb://host:2113?tls=false`, `esdb://…` or any `+discover` variant. */
   connectionString: string;
+}
+
+/** Chaining turns `any` into an exact revision; a busy stream gets this many tries before the conflict is the caller's. */
+const MAX_CHAIN_ATTEMPTS = 10;
+/** How far back a retried `any` or `stream_exists` batch is recognised (docs/decisions/0037). */
+const RETRY_LOOKBACK = 50;
+
+/** A stream's last revision and chain hash, and the ids of its last events (or of the batch this process appended last). */
+interface ChainHead {
+  revision: bigint;
+  hash: string | null;
+  ids: ReadonlySet<string>;
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -21,6 +44,8 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
   const client = kurrent.KurrentDBClient.connectionString(normalizeKurrentDbConnectionString(options.connectionString));
   const subscriptions = new Set<EventSubscription>();
   const address = kurrentDbAddress(options.connectionString);
+  /** Each stream's last revision and chain hash as this process appended them; dropped on any failed append. */
+  const heads = new Map<string, ChainHead>();
 
   const readStream = async (stream: string, readOptions: Parameters<KurrentDBClient['readStream']>[1]): Promise<RecordedEvent[]> => {
     const events: RecordedEvent[] = [];
@@ -40,13 +65,31 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     async appendToStream(stream, events, appendOptions) {
       const expected = appendOptions?.expectedRevision ?? 'any';
       validateAppend(stream, events, expected);
-      try {
-        const result = await client.appendToStream(stream, events.map(toEventData), { streamState: toStreamState(expected) });
-        // An acknowledged retry may come back without a position; the log still has the original one.
-        const position = result.position ? fromLogPosition(result.position) : await positionOf(stream, result.nextExpectedRevision);
-        return { nextExpectedRevision: result.nextExpectedRevision, position };
-      } catch (error) {
-        throw toStagecraftError(error, stream, expected, address);
+      const contents = events.map(chainContent);
+      for (let attempt = 1; ; attempt += 1) {
+        const { state, prev, converted, retry } = await chainTarget(stream, expected, events[0].id);
+        if (retry) return retryAsSent(stream, events, expected);
+        const chained = chainBatch(stream, prev?.hash ?? null, contents);
+        try {
+          const data = events.map((e, i) => toChainedEventData(e, chained.metadata[i]));
+          const result = await client.appendToStream(stream, data, { streamState: state });
+          if (prev && result.nextExpectedRevision === prev.revision + BigInt(events.length))
+            heads.set(stream, {
+              revision: result.nextExpectedRevision,
+              hash: chained.links[chained.links.length - 1].hash,
+              ids: new Set(events.map((e) => e.id)),
+            });
+          // An acknowledged retry may come back without a position; the log still has the original one.
+          const position = result.position ? fromLogPosition(result.position) : await positionOf(stream, result.nextExpectedRevision);
+          return { nextExpectedRevision: result.nextExpectedRevision, position };
+        } catch (error) {
+          heads.delete(stream);
+          const mapped = toStagecraftError(error, stream, expected, address);
+          if (!(mapped instanceof ConcurrencyError) || !converted || attempt >= MAX_CHAIN_ATTEMPTS) throw mapped;
+          // Our exact revision lost, the caller's looser one may still hold: a retry of a stored batch
+          // goes to the server as the caller sent it (it answers with the original result), anything else is chained again.
+          if (await holdsId(stream, events[0].id)) return retryAsSent(stream, events, expected);
+        }
       }
     },
 
@@ -101,6 +144,53 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
       await client.dispose();
     },
   };
+
+  /**
+   * Where a batch is chained onto: the stream's head for `any` and `stream_exists` (sent as that exact
+   * revision, `converted`, so a concurrent writer cannot slip in between), the event at the caller's
+   * exact revision, or the stream's start for `no_stream`.
+   */
+  async function chainTarget(
+    stream: string,
+    expected: ExpectedRevision,
+    firstId: string,
+  ): Promise<{ state: ExpectedRevision; prev: ChainHead | null; converted: boolean; retry?: boolean }> {
+    const none: ChainHead = { revision: -1n, hash: null, ids: new Set() };
+    if (expected === 'no_stream') return { state: expected, prev: none, converted: false };
+    const cached = heads.get(stream);
+    if (typeof expected === 'bigint') {
+      if (cached?.revision === expected) return { state: expected, prev: cached, converted: false };
+      const [event] = await store.readStream(stream, { fromRevision: expected, maxCount: 1 });
+      return { state: expected, prev: { ...none, revision: expected, hash: chainOf(event?.metadata)?.hash ?? null }, converted: false };
+    }
+    // An exact revision at the head would store a retried batch again: the server only recognises a
+    // retry sent as before, so a batch whose first id is among the last events goes as the caller sent it.
+    const head = cached ?? (await readHead(stream));
+    if (head.ids.has(firstId)) return { state: expected, prev: null, converted: false, retry: true };
+    if (head.revision < 0n) return { state: expected === 'any' ? 'no_stream' : expected, prev: head, converted: expected === 'any' };
+    return { state: head.revision, prev: head, converted: true };
+  }
+
+  async function readHead(stream: string): Promise<ChainHead> {
+    const recent = await store.readStream(stream, { direction: 'backwards', maxCount: RETRY_LOOKBACK });
+    const last = recent[0];
+    const ids = new Set(recent.map((e) => e.id));
+    return last ? { revision: last.revision, hash: chainOf(last.metadata)?.hash ?? null, ids } : { revision: -1n, hash: null, ids };
+  }
+
+  async function holdsId(stream: string, id: string): Promise<boolean> {
+    return (await readHead(stream)).ids.has(id);
+  }
+
+  async function retryAsSent(stream: string, events: NewEvent[], expected: ExpectedRevision) {
+    try {
+      const result = await client.appendToStream(stream, events.map(toEventData), { streamState: toStreamState(expected) });
+      const position = result.position ? fromLogPosition(result.position) : await positionOf(stream, result.nextExpectedRevision);
+      return { nextExpectedRevision: result.nextExpectedRevision, position };
+    } catch (error) {
+      throw toStagecraftError(error, stream, expected, address);
+    }
+  }
 
   async function positionOf(stream: string, revision: bigint): Promise<Position> {
     const [event] = await store.readStream(stream, { fromRevision: revision, maxCount: 1 });

@@ -1,11 +1,14 @@
 import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
 import { StagecraftError } from '@stagecraft/contracts';
 import { ConcurrencyError } from '../errors';
+import { chainBatch, chainContent } from '../chain/chain';
+import { verifyStreamChain } from '../chain/verify-chain';
 import { kurrentDbAddress, normalizeKurrentDbConnectionString } from './connection-string';
 import {
   fromLogPosition,
   isSystemEvent,
   toActualRevision,
+  toChainedEventData,
   toEventData,
   toReadPosition,
   toRecordedEvent,
@@ -72,6 +75,26 @@ describe('KurrentDB position and revision mapping', () => {
     expect(data).toMatchObject({ id: 'e1', type: 'T', contentType: 'application/json', data: null });
     expect(new TextDecoder().decode(data.metadata as Uint8Array)).toBe('0');
     expect((data.metadata as Uint8Array).constructor).toBe(Uint8Array);
+  });
+
+  it('sends chained metadata as the very text that was hashed, so a read back verifies', () => {
+    const event = { id: 'e1', type: 'T', data: { a: 1 }, metadata: { b: 2, chain: { prev: 'old', hash: 'old' } } };
+    const {
+      metadata: [text],
+    } = chainBatch('s-1', null, [chainContent(event)]);
+    const sent = new TextDecoder().decode(toChainedEventData(event, text).metadata as Uint8Array);
+    expect(sent).toBe(text);
+    const read = {
+      id: 'e1',
+      streamId: 's-1',
+      revision: 0n,
+      position: 1n,
+      type: 'T',
+      data: { a: 1 },
+      metadata: JSON.parse(sent),
+      recordedAt: '',
+    };
+    expect(verifyStreamChain([read])).toMatchObject({ chained: 1, breaks: [] });
   });
 
   it('recognises system events by stream or type', () => {

@@ -58,6 +58,11 @@ export function toEventData(event: NewEvent): JSONEventData {
   };
 }
 
+/** An event with its chained metadata, sent as the exact text that was hashed (docs/decisions/0037). */
+export function toChainedEventData(event: NewEvent, metadataText: string): JSONEventData {
+  return { ...toEventData(event), metadata: utf8.encode(metadataText) };
+}
+
 export function isSystemEvent(event: { streamId: string; type: string }): boolean {
   return event.streamId.startsWith('$') || event.type.startsWith('$');
 }

@@ -4,6 +4,7 @@ import { assertExpectedRevision, validateAppend } from '../shared/expected-revis
 import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
 import { ConcurrencyError } from '../errors';
+import { chainBatch, chainContent, chainedEvents } from '../chain/chain';
 import { createMemoryCheckpointStore } from './memory-checkpoints';
 import type { AppendResult, EventStore, EventSubscription, NewEvent, RecordedEvent } from '../port';
 
@@ -22,6 +23,8 @@ interface StoredEvent {
 interface StoredStream {
   events: StoredEvent[];
   revisionById: Map<string, number>;
+  /** The chain hash of the last event. */
+  lastHash: string | null;
 }
 
 export function createMemoryEventStore(): EventStore {
@@ -68,7 +71,7 @@ export function createMemoryEventStore(): EventStore {
     async appendToStream(stream, events, options) {
       const expected = options?.expectedRevision ?? 'any';
       validateAppend(stream, events, expected);
-      const existing: StoredStream = streams.get(stream) ?? { events: [], revisionById: new Map() };
+      const existing: StoredStream = streams.get(stream) ?? { events: [], revisionById: new Map(), lastHash: null };
       if (events.length > 0) {
         const original = retried(stream, existing, events, expected);
         if (original) return original;
@@ -82,15 +85,17 @@ export function createMemoryEventStore(): EventStore {
       }
       if (events.length === 0) return { nextExpectedRevision: current, position: existing.events.at(-1)?.position ?? 0n };
       // Serialise first so a non-JSON payload fails the whole batch before anything is stored.
+      const contents = events.map(chainContent);
+      const chained = chainBatch(stream, existing.lastHash, contents);
       const recordedAt = new Date().toISOString();
-      const stored = events.map((e, i): StoredEvent => ({
-        id: e.id,
+      const stored = contents.map((c, i): StoredEvent => ({
+        id: c.id,
         streamId: stream,
         revision: current + 1n + BigInt(i),
         position: BigInt(log.length + 1 + i),
-        type: e.type,
-        data: JSON.stringify(e.data ?? null),
-        metadata: JSON.stringify(e.metadata ?? null),
+        type: c.type,
+        data: c.data,
+        metadata: chained.metadata[i],
         recordedAt,
       }));
       for (const e of stored) {
@@ -98,8 +103,9 @@ export function createMemoryEventStore(): EventStore {
         existing.events.push(e);
         log.push(e);
       }
+      existing.lastHash = chained.links[chained.links.length - 1].hash;
       streams.set(stream, existing);
-      recent.add(stream, events, { position: stored[0].position, revision: stored[0].revision, recordedAt });
+      recent.add(stream, chainedEvents(events, chained.links), { position: stored[0].position, revision: stored[0].revision, recordedAt });
       changes.notify();
       const last = stored[stored.length - 1];
       return { nextExpectedRevision: last.revision, position: last.position };

@@ -37,6 +37,10 @@ export function validateAppend(stream: string, events: readonly NewEvent[], expe
     seen.add(event.id);
     if (typeof event.type !== 'string' || event.type.length === 0)
       issues.push({ path: ['events', index, 'type'], message: 'event type is required' });
+    // The hash chain's link goes into the metadata (docs/decisions/0037), so it must be an object to hold one.
+    const metadata: unknown = event.metadata;
+    if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata)))
+      issues.push({ path: ['events', index, 'metadata'], message: 'event metadata must be a JSON object (or null)' });
   });
   if (issues.length > 0) throw new StagecraftError('VALIDATION', `invalid append to stream '${stream}'`, issues);
 }

@@ -1,7 +1,9 @@
 import { StagecraftError } from '@stagecraft/contracts';
 
 const SQLITE_BUSY = 5;
+const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
+const SQLITE_NOTADB = 26;
 export const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 export const sqliteErrorCode = (error: unknown): number | undefined =>
@@ -19,7 +21,27 @@ export function toAppendError(error: unknown, stream: string): unknown {
       return new StagecraftError('UNAVAILABLE', `event store is full (${(error as Error).message}) while appending to '${stream}'`, [], {
         cause: error,
       });
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return corruptStore(error, `while appending to '${stream}'`);
     default:
       return error;
   }
 }
+
+/** The file is damaged: refused with its own code, so that no caller mistakes it for bad input or an outage. */
+export function corruptStore(error: unknown, where: string, issues: string[] = []): StagecraftError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StagecraftError(
+    'CORRUPT',
+    `event store file is damaged (${reason}) ${where}`,
+    issues.map((message) => ({ path: ['store'], message })),
+    { cause: error },
+  );
+}
+
+/** Errors that mean a damaged file rather than a busy or full one. */
+export const isCorruption = (error: unknown): boolean => {
+  const code = (sqliteErrorCode(error) ?? -1) & 0xff;
+  return code === SQLITE_CORRUPT || code === SQLITE_NOTADB;
+};

@@ -8,11 +8,13 @@ import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
 import { StagecraftError } from '@stagecraft/contracts';
 import { ConcurrencyError } from '../errors';
+import { chainBatch, chainContent, chainedEvents, type ChainContent, type ChainLink } from '../chain/chain';
 import { openSchema } from './schema';
 import { startWalCheckpointer } from './wal-checkpointer';
 import { prepareStatements, type EventRow, type Statements } from './statements';
 import { createSqliteCheckpointStore } from './sqlite-checkpoints';
-import { SQLITE_CONSTRAINT_UNIQUE, sqliteErrorCode, toAppendError } from './sqlite-errors';
+import { SQLITE_CONSTRAINT_UNIQUE, corruptStore, isCorruption, sqliteErrorCode, toAppendError } from './sqlite-errors';
+import { checkIntegrity } from './integrity';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, Position, RecordedEvent } from '../port';
 
 export interface SqliteEventStoreOptions {
@@ -56,11 +58,24 @@ function ensureDirectory(dir: string, create: boolean): void {
     ]);
 }
 
+/** The database, its schema in place and (for a file) its pages checked: a damaged file is refused as `CORRUPT`. */
+function openChecked(path: string, busyTimeoutMs: number): DatabaseSync {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path);
+    openSchema(db, busyTimeoutMs);
+    if (path !== ':memory:') checkIntegrity(db, path);
+    return db;
+  } catch (error) {
+    if (db?.isOpen) db.close();
+    throw isCorruption(error) ? corruptStore(error, `at ${path}: restore it from a backup`) : error;
+  }
+}
+
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   if (options.path !== ':memory:') ensureDirectory(dirname(options.path), options.createDirectory ?? false);
-  const db = new DatabaseSync(options.path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  openSchema(db, busyTimeoutMs);
+  const db = openChecked(options.path, busyTimeoutMs);
   const background = options.path !== ':memory:' && (options.checkpoints ?? 'background') === 'background';
   if (background) db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_WAL_PAGES}`);
   const checkpointer = background ? startWalCheckpointer(options.path, { intervalMs: BACKGROUND_CHECKPOINT_MS, busyTimeoutMs }) : undefined;
@@ -69,6 +84,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const subscriptions = new Set<EventSubscription>();
   const pollMs = options.pollIntervalMs ?? 25;
   const recent = new RecentAppends();
+  const heads = new HeadHashes();
 
   const store: EventStore = {
     kind: 'sqlite',
@@ -78,7 +94,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       const expected = appendOptions?.expectedRevision ?? 'any';
       validateAppend(stream, events, expected);
       // Serialise before taking the write lock: a bad payload fails without holding anyone up.
-      const rows = events.map((e) => [e.id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? null)] as const);
+      const rows = events.map(chainContent);
       let result: ReturnType<typeof appendLocked>;
       try {
         sql.begin.run();
@@ -86,16 +102,17 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         throw toAppendError(error, stream);
       }
       try {
-        result = appendLocked(sql, stream, events, rows, expected);
+        result = appendLocked(sql, heads, stream, events, rows, expected);
         sql.commit.run();
       } catch (error) {
         rollback(sql);
         throw toAppendError(error, stream);
       }
-      const { nextExpectedRevision, position, recordedAt } = result;
-      if (recordedAt) {
+      const { nextExpectedRevision, position, recordedAt, links } = result;
+      if (recordedAt && links) {
+        heads.remember(stream, nextExpectedRevision, links[links.length - 1].hash);
         const last = BigInt(events.length) - 1n;
-        recent.add(stream, events, { position: position - last, revision: nextExpectedRevision - last, recordedAt });
+        recent.add(stream, chainedEvents(events, links), { position: position - last, revision: nextExpectedRevision - last, recordedAt });
       }
       if (events.length > 0) changes.notify();
       return { nextExpectedRevision, position };
@@ -144,6 +161,33 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 }
 
 /**
+ * The chain hash of each stream's last event as this connection appended it, so an append links on
+ * without reading the head row (the head query reads only the index). Keyed by revision: a stream
+ * another process appended to since has a head this does not know, and is read.
+ */
+class HeadHashes {
+  private readonly byStream = new Map<string, { revision: bigint; hash: string }>();
+
+  remember(stream: string, revision: bigint, hash: string): void {
+    if (this.byStream.size >= 10_000) this.byStream.clear();
+    this.byStream.set(stream, { revision, hash });
+  }
+
+  at(stream: string, revision: bigint): string | undefined {
+    const known = this.byStream.get(stream);
+    return known?.revision === revision ? known.hash : undefined;
+  }
+}
+
+/** The head's chain hash: remembered, or read; `null` for a head written before streams were chained. */
+function headHash(sql: Statements, heads: HeadHashes, stream: string, revision: number): string | null {
+  const known = heads.at(stream, BigInt(revision));
+  if (known) return known;
+  const hash = (sql.chainHash.get(stream, revision) as { hash: unknown } | undefined)?.hash;
+  return typeof hash === 'string' ? hash : null;
+}
+
+/**
  * After some errors (a full disk among them) SQLite has already rolled the transaction back, and a
  * second rollback fails with "no transaction is active": that must not replace the error that matters.
  */
@@ -155,16 +199,18 @@ function rollback(sql: Statements): void {
   }
 }
 
-type Row = readonly [id: string, type: string, data: string, metadata: string];
-
-/** `recordedAt` is set when this call stored the batch (not for a retry that returns the original result). */
+/**
+ * `recordedAt` and `links` are set when this call stored the batch (not for a retry that returns the
+ * original result). The batch is chained here, under the write lock, onto the head it is appended to.
+ */
 function appendLocked(
   sql: Statements,
+  heads: HeadHashes,
   stream: string,
   events: NewEvent[],
-  rows: readonly Row[],
+  rows: readonly ChainContent[],
   expected: ExpectedRevision,
-): AppendResult & { recordedAt?: string } {
+): AppendResult & { recordedAt?: string; links?: ChainLink[] } {
   const head = sql.head.get(stream) as { revision: number; position: number } | undefined;
   const current = head ? BigInt(head.revision) : -1n;
   if (events.length > 0) {
@@ -173,14 +219,15 @@ function appendLocked(
   }
   assertExpectedRevision(stream, expected, current);
   if (events.length === 0) return { nextExpectedRevision: current, position: head ? BigInt(head.position) : 0n };
+  const chained = chainBatch(stream, head ? headHash(sql, heads, stream, head.revision) : null, rows);
   const recordedAt = new Date().toISOString();
   let revision = head ? head.revision : -1;
   let position = 0;
   try {
-    for (const [id, type, data, metadata] of rows) {
+    rows.forEach(({ id, type, data }, i) => {
       revision += 1;
-      position = Number(sql.insert.run(stream, revision, id, type, data, metadata, recordedAt).lastInsertRowid);
-    }
+      position = Number(sql.insert.run(stream, revision, id, type, data, chained.metadata[i], recordedAt).lastInsertRowid);
+    });
   } catch (error) {
     // Under the write lock only (stream_id, id) can collide: a batch that repeats earlier events out of place.
     if (sqliteErrorCode(error) !== SQLITE_CONSTRAINT_UNIQUE) throw error;
@@ -189,7 +236,7 @@ function appendLocked(
       reason: 'an event id of this batch is already in the stream',
     });
   }
-  return { nextExpectedRevision: BigInt(revision), position: BigInt(position), recordedAt };
+  return { nextExpectedRevision: BigInt(revision), position: BigInt(position), recordedAt, links: chained.links };
 }
 
 /** A batch whose first id is already in the stream is a retry: same ids in the same order return the original result. */

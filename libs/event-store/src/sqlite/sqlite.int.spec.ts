@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -10,6 +10,7 @@ import { ConcurrencyError } from '../errors';
 import { collect, expectStrictlyIncreasing, newEvents, uniqueStream } from '../contract/fixtures';
 import { raceForSlots, type RaceResult } from './race-for-slots.testing';
 import { createSqliteEventStore } from './sqlite-event-store';
+import { verifyLogChain, verifyStreamChain } from '../chain/verify-chain';
 
 const dir = mkdtempSync(join(tmpdir(), 'stagecraft-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,6 +100,41 @@ describe('sqlite event store file', () => {
   });
 });
 
+describe('sqlite event store file that is damaged', () => {
+  /** Random-looking bytes, the same every run. */
+  const noise = (length: number) =>
+    Buffer.concat(Array.from({ length: Math.ceil(length / 64) }, (_, i) => createHash('sha512').update(`noise ${i}`).digest())).subarray(
+      0,
+      length,
+    );
+
+  /** A store file with `bytes` written over it at `offset`; `null` offset: the middle page. */
+  async function damaged(bytes: Buffer, offset: number | null): Promise<string> {
+    const path = nextFile();
+    const store = createSqliteEventStore({ path });
+    for (let i = 0; i < 40; i += 1) await store.appendToStream(uniqueStream('filler'), newEvents(10));
+    await store.close();
+    const page = 4096;
+    const fd = openSync(path, 'r+');
+    writeSync(fd, bytes, 0, bytes.length, offset ?? Math.floor(statSync(path).size / 2 / page) * page);
+    closeSync(fd);
+    return path;
+  }
+
+  it('refuses at open, as CORRUPT naming the file, a page of random bytes in the middle and a header that is not SQLite', async () => {
+    for (const path of [await damaged(noise(4096), null), await damaged(noise(100), 0)]) {
+      const opened = (() => {
+        try {
+          return createSqliteEventStore({ path });
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(opened).toMatchObject({ code: 'CORRUPT', message: expect.stringContaining(`at ${path}: restore it from a backup`) });
+    }
+  });
+});
+
 describe('sqlite event store shared by two OS processes', () => {
   it("sees a child process's appends live and lets exactly one process win each revision of a contested stream", async () => {
     const path = nextFile();
@@ -150,11 +186,14 @@ describe('sqlite event store shared by two OS processes', () => {
       const contested = await store.readStream(raceStream);
       const winnerId = (slot: number) => (parent.won.includes(slot) ? parent.raceIds[slot] : childResult.raceIds[slot]);
       expect(contested.map((e) => e.id)).toEqual(allSlots.map(winnerId));
+      // Each process links onto heads the other wrote: one chain all the same.
+      expect(verifyStreamChain(contested)).toMatchObject({ chained: slots, breaks: [] });
 
       const delivered = await delivering;
       await subscription.close();
       const log = await store.readAll();
       expect(log).toHaveLength(total);
+      expect(await verifyLogChain(store)).toMatchObject({ chained: total, unchained: 0, breaks: [] });
       expect(delivered.map((e) => e.id)).toEqual(log.map((e) => e.id));
       expectStrictlyIncreasing(delivered.map((e) => e.position));
       expect(delivered.filter((e) => e.streamId === childStream).map((e) => e.id)).toEqual(childResult.ownIds);

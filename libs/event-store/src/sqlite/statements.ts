@@ -10,6 +10,8 @@ export function prepareStatements(db: DatabaseSync) {
     rollback: db.prepare('ROLLBACK'),
     logHead: db.prepare('SELECT MAX(position) AS head FROM events'),
     head: db.prepare('SELECT revision, position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1'),
+    // The chain hash an append links onto (absent in events written before streams were chained).
+    chainHash: db.prepare("SELECT json_extract(metadata, '$.chain.hash') AS hash FROM events WHERE stream_id = ? AND revision = ?"),
     revisionOfId: db.prepare('SELECT revision FROM events WHERE stream_id = ? AND id = ?'),
     idsFrom: db.prepare('SELECT id, revision, position FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),
     insert: db.prepare('INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),

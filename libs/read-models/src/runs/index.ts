@@ -1,6 +1,6 @@
 export { QA_MODEL, UNKNOWN_MODEL, recordOf, rootOfConversation, rootOfRun, runsModel } from './runs';
 export type { RunEntry, RunsView } from './runs';
-export { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
+export { isResumable, isStuck, listRuns, runOf, stuckRuns } from './list-runs';
 export type { Idleness, RunsQuery } from './list-runs';
 export { costOf } from './cost';
 export { listRunSummaries, summarize } from './summary';

@@ -12,6 +12,9 @@ export interface Idleness {
 export const isStuck = (run: RunRecord, { now, idleMs }: Idleness): boolean =>
   run.status === 'running' && !run.pendingApproval && now.getTime() - Date.parse(run.updatedAt) > idleMs;
 
+/** Started, never ended and not waiting for a person: a driver can take it on to its end (`runs resume`). */
+export const isResumable = (run: RunRecord): boolean => run.status === 'running' && !run.pendingApproval;
+
 export interface RunsQuery {
   status?: RunRecord['status'];
   conversationId?: string;

@@ -76,7 +76,7 @@ function answered(next: RunEntry): RunEntry {
 }
 
 /** Only a running run ends, and it ends once; either way no request of it is still waited for. */
-function end(next: RunEntry, status: 'completed' | 'failed'): boolean {
+function end(next: RunEntry, status: 'completed' | 'failed' | 'cancelled'): boolean {
   next.open = {};
   delete next.pendingApproval;
   if (next.status !== 'running') return false;
@@ -126,9 +126,13 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
     case 'RunCompleted':
       end(next, 'completed');
       next.deliveryState = delivered(run.deliveryState, event.data.deliveryState);
+      if (event.data.limit) next.limit = event.data.limit;
       return next;
     case 'RunFailed':
       if (end(next, 'failed')) next.failure = { code: event.data.code, reason: event.data.reason };
+      return next;
+    case 'RunCancelled':
+      if (end(next, 'cancelled')) next.cancellation = { by: event.data.by, reason: event.data.reason };
       return next;
     case 'ApprovalRequested':
       // A tool call waits for a person: the run is waiting, not stuck.
@@ -138,6 +142,7 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
     case 'ApprovalDenied':
       return run.pendingApproval?.approvalId === event.data.approvalId ? answered(next) : next;
     case 'RunStarted':
+    case 'LimitReached':
     case 'ReasoningRecorded':
     case 'InstructionIssued':
     case 'ToolCallRequested':
@@ -174,6 +179,7 @@ const RUN_STEPS = [
   'ApprovalDenied',
   'RunCompleted',
   'RunFailed',
+  'RunCancelled',
 ] as const satisfies readonly (typeof runEvents.types)[number][];
 
 /**

@@ -1,6 +1,6 @@
 import type { PriceTable, RunRecord, RunSummary } from '@stagecraft/contracts';
 import { costOf } from './cost';
-import { Idleness, RunsQuery, isStuck, listRuns } from './list-runs';
+import { Idleness, RunsQuery, isResumable, isStuck, listRuns } from './list-runs';
 import type { RunsView } from './runs';
 
 /** What a read prices and judges runs with: the price table, and the caller's clock and stuck threshold. */
@@ -13,6 +13,7 @@ export const summarize = (run: RunRecord, prices: PriceTable, idleness: Idleness
   ...run,
   cost: costOf(run.tokens, prices),
   stuck: isStuck(run, idleness),
+  resumable: isResumable(run),
 });
 
 /** `runs.list`: the runs a request asks for, newest first; `stuck` true for stuck runs only, false for the others. */

@@ -189,7 +189,12 @@ export function planningCollectorResult(r: WorkflowRequest, decision: ScriptedDe
   };
 }
 
-export function ticketCollectorResult(r: WorkflowRequest, decision: ScriptedDecision, conflicts: MergeConflict[]): Document {
+export function ticketCollectorResult(
+  r: WorkflowRequest,
+  decision: ScriptedDecision,
+  conflicts: MergeConflict[],
+  inDocument = false,
+): Document {
   const outcomes = sectionsOf(r, 'ticket-result').flatMap((s) => {
     const m = /^Ticket (\S+): (done|partial|blocked)$/m.exec(s.body);
     return m ? [{ ticketId: m[1], status: m[2] }] : [];
@@ -198,8 +203,11 @@ export function ticketCollectorResult(r: WorkflowRequest, decision: ScriptedDeci
     ...consolidation(r, decision, `${outcomes.length} ticket result(s) checked; ${conflicts.length} merge conflict(s) resolved.`),
     conflictResolutions: conflicts.map((c) => ({
       conflictDescription: `${c.path} was changed by ${c.agentIds.join(' and ')}`,
-      resolutionApproach: `Wrote ${c.path} in the project root keeping the changes of ${c.agentIds.join(' and ')}.`,
+      resolutionApproach: inDocument
+        ? `Gave the resolved content of ${c.path}, keeping the changes of ${c.agentIds.join(' and ')}.`
+        : `Wrote ${c.path} in the project root keeping the changes of ${c.agentIds.join(' and ')}.`,
       conflictingInputs: c.contextIds,
+      ...(inDocument ? { path: c.path, resolvedContent: resolvedContent(c) } : {}),
     })),
     ticketOutcomes: outcomes,
   };

@@ -31,6 +31,10 @@ export interface WorkflowScriptOptions {
   latencyMs?: number;
   /** Agent types whose first attempt answers a document that fails its schema. */
   invalidOnce?: readonly string[];
+  /** Ticket files that already exist: their ticket agent reads the file first and appends its text to what it read. */
+  extend?: readonly string[];
+  /** The ticket collector, which cannot write, gives a resolved content for each merge conflict in its document. */
+  resolveConflicts?: boolean;
 }
 
 /**
@@ -86,10 +90,14 @@ function actStep(r: WorkflowRequest, options: WorkflowScriptOptions): ScriptedRe
   if (r.agentType === 'planning-agent') return answer(r, options, planningResult(r, files));
   if (r.agentType === 'ticket-agent') {
     const ticket = ownTicket(r, files);
+    const path = ticket.files[0];
+    const extending = (options.extend ?? []).includes(path);
+    const read = c.exchanges.find((e) => e.name === 'read_file' && e.args['path'] === path);
+    if (extending && read === undefined && writes.length === 0 && c.offered.has('read_file'))
+      return tools(r, `read_file ${path}`, `Reading ${path} before changing it.`, [['read_file', { path }]]);
     if (writes.length === 0 && canWrite) {
-      return tools(r, `write_file ${ticket.files[0]}`, `Writing ${ticket.files[0]} for ticket ${ticket.ticketId}.`, [
-        ['write_file', { path: ticket.files[0], content: ticketContent(ticket) }],
-      ]);
+      const content = extending && read ? `${read.result.replace(/\n?$/, '\n')}\n${ticketContent(ticket)}` : ticketContent(ticket);
+      return tools(r, `write_file ${path}`, `Writing ${path} for ticket ${ticket.ticketId}.`, [['write_file', { path, content }]]);
     }
     return answer(r, options, ticketResult(ticket, writes.length > 0));
   }
@@ -105,7 +113,7 @@ function actStep(r: WorkflowRequest, options: WorkflowScriptOptions): ScriptedRe
       unresolved.map((conflict) => ['write_file', { path: conflict.path, content: resolvedContent(conflict) }]),
     );
   }
-  return answer(r, options, ticketCollectorResult(r, decision(), conflicts));
+  return answer(r, options, ticketCollectorResult(r, decision(), conflicts, Boolean(options.resolveConflicts) && !canWrite));
 }
 
 function tools(r: WorkflowRequest, nextAction: string, visible: string, calls: Array<[string, Record<string, unknown>]>): ScriptedReply {

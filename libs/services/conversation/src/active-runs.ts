@@ -4,7 +4,7 @@ import type { Projection, RecordedEvent } from '@stagecraft/event-store';
 /** Runs that started and have not ended: what a restarted conversation service must pick up again. */
 export const activeRunsProjection: Projection<{ active: string[] }> = {
   name: 'conversation-active-runs',
-  handles: ['RunStarted', 'RunCompleted', 'RunFailed'],
+  handles: ['RunStarted', 'RunCompleted', 'RunFailed', 'RunCancelled'],
   initialState: () => ({ active: [] }),
   evolve(state, event: RecordedEvent) {
     // The stream names the run; logs written before also say it in the metadata (docs/decisions/0018).

@@ -23,6 +23,7 @@ import { RunTrace } from './run-trace';
 import { withProjectMap } from './project-map';
 import { withRecalledMemories } from './recalled-memories';
 import { publishModelStream } from './model-stream';
+import { publishToolCancel } from './cancel-notices';
 
 /** Decisions in a row that may ask for something before the decider has all it needs. */
 const MAX_NEEDS_PER_DECISION = 8;
@@ -32,10 +33,15 @@ const MAX_NEEDS_PER_DECISION = 8;
  * happened, append what it decided; again until the run ends. Every decision is the library's; this
  * file only talks to other services. A restarted process picks up where the log stopped.
  */
-export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new RunKnowledge(ports)): Promise<void> {
+export async function driveRun(
+  ports: DriverPorts,
+  log: RunLog,
+  knowledge = new RunKnowledge(ports),
+  cancelled: AbortSignal = new AbortController().signal,
+): Promise<void> {
   const trace = RunTrace.start(log.runId, log.state);
   try {
-    await trace.drive(() => driveSteps(ports, log, knowledge, trace));
+    await trace.drive(() => driveSteps(ports, log, knowledge, trace, cancelled));
   } catch (error) {
     trace.end(log.state, error);
     throw error;
@@ -43,21 +49,45 @@ export async function driveRun(ports: DriverPorts, log: RunLog, knowledge = new 
   trace.end(log.state);
 }
 
-async function driveSteps(ports: DriverPorts, log: RunLog, knowledge: RunKnowledge, trace: RunTrace): Promise<void> {
+/**
+ * `cancelled` fires once `RunCancelled` is in the log (another writer appended it): the step in flight is
+ * cut short (the model call aborted, the tool call killed), its outcome recorded as a late answer, and
+ * the run, read again, is finished.
+ */
+async function driveSteps(
+  ports: DriverPorts,
+  log: RunLog,
+  knowledge: RunKnowledge,
+  trace: RunTrace,
+  cancelled: AbortSignal,
+): Promise<void> {
   for (;;) {
+    if (cancelled.aborted) await log.reload();
     const step = nextStep(log.state);
     // A run that waits for a person stays running; an answer (`approval.answer`) drives it on.
     if (step.kind === 'finished' || step.kind === 'await_approval') return;
     trace.enter(log.state);
     let observed: Observed;
     try {
-      observed = await trace.inStage(() => perform(ports, log.state, step));
+      observed = await trace.inStage(() => perform(ports, log.state, step, cancelled));
     } catch (error) {
       const fault = toErrorReply(error);
       ports.logger.error({ runId: log.runId, step: step.kind, code: fault.code, err: fault.message }, 'run failed');
       observed = { input: { type: 'RunStopped', fault, at: now(ports) } };
     }
-    await trace.inStage(() => decideAndAppend(ports, log, observed.input, knowledge, observed.causationId));
+    await trace.inStage(() => appendObserved(ports, log, observed, knowledge));
+  }
+}
+
+/** A commit refused because the run changed meanwhile is decided again only when the change was its cancellation. */
+async function appendObserved(ports: DriverPorts, log: RunLog, observed: Observed, knowledge: RunKnowledge): Promise<void> {
+  try {
+    await decideAndAppend(ports, log, observed.input, knowledge, observed.causationId);
+  } catch (error) {
+    if (toErrorReply(error).code !== 'CONFLICT') throw error;
+    await log.reload();
+    if (log.state.status !== 'cancelled') throw error;
+    await decideAndAppend(ports, log, observed.input, knowledge, observed.causationId);
   }
 }
 
@@ -88,14 +118,15 @@ async function perform(
   ports: DriverPorts,
   state: RunState,
   step: Exclude<RunStep, { kind: 'finished' | 'await_approval' }>,
+  cancelled: AbortSignal,
 ): Promise<Observed> {
   switch (step.kind) {
     case 'call_model':
-      return { input: await callModel(ports, state, step.plan), causationId: step.plan.requestId };
+      return { input: await callModel(ports, state, step.plan, cancelled), causationId: step.plan.requestId };
     case 'run_tool':
-      return { input: await runTool(ports, step.request), causationId: step.request.callId };
+      return { input: await runTool(ports, step.request, cancelled), causationId: step.request.callId };
     case 'review':
-      return { input: await review(ports, step.request) };
+      return { input: await review(ports, step.request, cancelled) };
     case 'resume':
       return { input: { type: 'RunResumed', at: now(ports) } };
     default: {
@@ -111,7 +142,7 @@ async function perform(
  * between the two leaves a body nothing names, never a request without its bodies. A crash during the
  * call leaves no request, and the restarted run asks again.
  */
-async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan): Promise<RunInput> {
+async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan, cancelled: AbortSignal): Promise<RunInput> {
   if (state.status !== 'running') throw new StagecraftError('INTERNAL', 'only a running run calls the model');
   const { runId, userInput, projectRoot } = state.start;
   const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
@@ -135,7 +166,7 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   const input: RunInput =
     violations.length > 0
       ? { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) }
-      : await askModel(ports, state, plan, messages, tools, request);
+      : await askModel(ports, state, plan, messages, tools, request, cancelled);
   const failure = await stored;
   if (failure) throw failure;
   return input;
@@ -148,6 +179,7 @@ async function askModel(
   messages: ChatMessage[],
   tools: ReturnType<typeof toolSpecs>,
   request: ModelRequestRecord | undefined,
+  cancelled: AbortSignal,
 ): Promise<RunInput> {
   const meta: ModelCallMeta = {
     requestId: plan.requestId,
@@ -159,7 +191,7 @@ async function askModel(
   };
   try {
     const onDelta = publishModelStream(ports.bus, ports.prefix, meta);
-    const response = await ports.gateway.complete(meta, messages, tools, { onDelta });
+    const response = await ports.gateway.complete(meta, messages, tools, { onDelta, signal: cancelled });
     const { content, toolCalls, usage, latencyMs, finishReason, askedModel } = response;
     return {
       type: 'ModelAnswered',
@@ -208,12 +240,17 @@ function recordOf(
  * interrupted, never run twice; a retry of a call still running waits on it), so a restarting tool
  * service does not fail the run.
  */
-async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>): Promise<RunInput> {
+async function runTool(ports: DriverPorts, request: RequestOf<'tool.execute'>, cancelled: AbortSignal): Promise<RunInput> {
+  // The call goes on being asked for: its reply, once the tool service has killed it, says it was interrupted.
+  const kill = () => publishToolCancel(ports.bus, ports.prefix, request.callId, 'the run was cancelled');
+  cancelled.addEventListener('abort', kill, { once: true });
   try {
     const result = await requestToolCall(ports, request);
     return { type: 'ToolAnswered', callId: request.callId, result, at: now(ports) };
   } catch (error) {
     return { type: 'ToolCallFailed', callId: request.callId, fault: toErrorReply(error), at: now(ports) };
+  } finally {
+    cancelled.removeEventListener('abort', kill);
   }
 }
 
@@ -234,11 +271,22 @@ function requestToolCall(ports: DriverPorts, request: RequestOf<'tool.execute'>)
   });
 }
 
-async function review(ports: DriverPorts, request: RequestOf<'qa.review'>): Promise<RunInput> {
+async function review(ports: DriverPorts, request: RequestOf<'qa.review'>, cancelled: AbortSignal): Promise<RunInput> {
   try {
-    const { report, modelCalls } = await ports.requester.request('qa.review', request);
+    // A cancelled run records no review: the reviewer's answer is not waited for.
+    const { report, modelCalls } = await untilCancelled(ports.requester.request('qa.review', request), cancelled);
     return { type: 'ReviewReturned', report, modelCalls, at: now(ports) };
   } catch (error) {
     return { type: 'ReviewFailed', fault: toErrorReply(error), at: now(ports) };
   }
+}
+
+/** `work`, or a rejection as soon as the run is cancelled (the work goes on, unheeded). */
+function untilCancelled<T>(work: Promise<T>, cancelled: AbortSignal): Promise<T> {
+  if (cancelled.aborted) return Promise.reject(new StagecraftError('CONFLICT', 'the run was cancelled'));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new StagecraftError('CONFLICT', 'the run was cancelled'));
+    cancelled.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => cancelled.removeEventListener('abort', stop));
+  });
 }

@@ -18,6 +18,9 @@ import { ProcessorLeadership } from './leases/processor-leadership';
 import { ScaleSettings, scaleFromEnv } from './scale-config';
 import { RUN_FOLLOW_UP, runFollowUp } from './processors/run-follow-up';
 import { RunController } from './run.controller';
+import { RunCancelController } from './run-cancel.controller';
+import { subscribeRunCancelled } from './cancel-notices';
+import type { BusSubscription } from '@stagecraft/messaging';
 import { RunRegistry } from './run-registry';
 import { DRIVER_PORTS, LEASE_PORTS, MODEL_GATEWAY, RUN_REGISTRY, SCALE_SETTINGS } from './tokens';
 import { WorkflowController } from './workflow/workflow.controller';
@@ -52,6 +55,7 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   private followUp?: ProcessorLeadership;
   private workflows?: ProcessorLeadership;
   private sweeper?: NodeJS.Timeout;
+  private cancellations?: BusSubscription;
 
   constructor(
     private readonly ports: DriverPorts,
@@ -65,6 +69,12 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     const { logger, store, bus, prefix } = this.ports;
     // Before anything is published: a late subscriber reads the feed from a run's start.
     await retainRunEvents(bus, prefix, this.scale.runEventsMaxAgeMs);
+    // Whichever replica receives `run.cancel`, the one driving the run hears of it here.
+    this.cancellations = subscribeRunCancelled(bus, prefix, (runId) => {
+      this.registry.noticeCancelled(runId).catch((error: unknown) => {
+        logger.warn({ runId, err: toErrorReply(error).message }, 'cancellation notice could not be checked');
+      });
+    });
     const onError =
       (processor: string) =>
       ({ during, error, attempt, retryInMs, event }: ProcessorFailure) =>
@@ -108,6 +118,7 @@ class ConversationLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    this.cancellations?.unsubscribe();
     await this.registry.close();
     await this.workflows?.stop();
     await this.followUp?.stop();
@@ -131,7 +142,7 @@ function crashAfterCommit(env: ShellPorts['env']): DriverPorts['afterCommit'] {
 
 export function conversationModule(options: ConversationOptions = {}): new () => unknown {
   @Module({
-    controllers: [ConversationController, RunController, ApprovalController, WorkflowController],
+    controllers: [ConversationController, RunController, RunCancelController, ApprovalController, WorkflowController],
     providers: [
       {
         provide: MODEL_GATEWAY,

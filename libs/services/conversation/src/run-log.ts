@@ -57,6 +57,20 @@ export class RunLog {
     return newer.length === 0 ? this : RunLog.open(this.ports, this.runId, this.correlationId);
   }
 
+  /** Whether another writer has appended to the run since this process last read or wrote it. */
+  async changedElsewhere(): Promise<boolean> {
+    const from = this.revision === null ? 0n : this.revision + 1n;
+    const newer = await this.ports.store.readStream(streams.run(this.runId), { fromRevision: from, maxCount: 1 });
+    return newer.length > 0;
+  }
+
+  /** Reads the run again in place (its lease guard stays): after another writer (`run.cancel`) appended to it. */
+  async reload(): Promise<void> {
+    const events = await readEvents(this.ports.store, streams.run(this.runId), runEvents);
+    this.folded = foldRun(events);
+    this.revision = events.at(-1)?.revision ?? null;
+  }
+
   /** For a run about to start: the conversation's turns so far. */
   usePrior(prior: PriorTurns): void {
     this.prior = prior;

@@ -15,6 +15,11 @@ export interface RunRegistryOptions {
   recoveryIntervalMs?: number;
   /** The run leases this replica takes; default: in-process ones (one process is the whole replica set). */
   leases?: LeasePorts;
+  /**
+   * How often a driven run's log is checked for a cancellation another process appended without a notice
+   * reaching this one (another embedded process on the same store; a lost notice). Default 1 s.
+   */
+  cancelPollMs?: number;
 }
 
 /**
@@ -36,6 +41,8 @@ export class RunRegistry {
   private closed = false;
   /** The leases of the runs this replica drives right now. */
   private readonly held = new Map<string, HeldLease>();
+  /** Fired when a run driven here is cancelled: its driver cuts the step in flight short. */
+  private readonly cancellations = new Map<string, AbortController>();
 
   constructor(
     private readonly ports: DriverPorts,
@@ -131,10 +138,41 @@ export class RunRegistry {
       const held = lease;
       log.guardWith(() => held.held);
       this.held.set(runId, held);
-      await driveRun(this.ports, log, knowledge).catch((error: unknown) => this.stopped(log, error));
+      const cancellation = new AbortController();
+      this.cancellations.set(runId, cancellation);
+      const poll = setInterval(() => void this.pollCancelled(log), this.options.cancelPollMs ?? 1_000);
+      poll.unref();
+      try {
+        await driveRun(this.ports, log, knowledge, cancellation.signal).catch((error: unknown) => this.stopped(log, error));
+      } finally {
+        clearInterval(poll);
+      }
     } finally {
+      this.cancellations.delete(runId);
       this.held.delete(runId);
       await lease.release();
+    }
+  }
+
+  /**
+   * A notice that a run was cancelled: when this replica drives it, and its log says so (a notice is only
+   * a hint, and anyone on the bus may send one), its driver is stopped. Returns whether it was.
+   */
+  async noticeCancelled(runId: string): Promise<boolean> {
+    const cancellation = this.cancellations.get(runId);
+    if (!cancellation || cancellation.signal.aborted) return false;
+    const { state } = await RunLog.open(this.ports, runId);
+    if (state.status !== 'cancelled') return false;
+    this.ports.logger.info({ runId }, 'run was cancelled; stopping its driver');
+    cancellation.abort();
+    return true;
+  }
+
+  private async pollCancelled(log: RunLog): Promise<void> {
+    try {
+      if (await log.changedElsewhere()) await this.noticeCancelled(log.runId);
+    } catch (error) {
+      this.ports.logger.debug({ runId: log.runId, err: toErrorReply(error).message }, 'could not check the run for a cancellation');
     }
   }
 

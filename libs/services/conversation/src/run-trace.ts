@@ -74,7 +74,11 @@ export class RunTrace {
   end(state: RunState, error?: unknown): void {
     this.closeStage();
     const outcome: Outcome =
-      error !== undefined ? 'stopped' : state.status === 'running' ? 'waiting' : state.status === 'new' ? 'stopped' : state.status;
+      error !== undefined || state.status === 'new' || state.status === 'cancelled'
+        ? 'stopped'
+        : state.status === 'running'
+          ? 'waiting'
+          : state.status;
     recordRunEnded(outcome);
     if (!this.span) return;
     this.span.setAttribute('stagecraft.outcome', outcome);

@@ -1,28 +1,57 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { RunGetReply, RunGetRequest, StagecraftError, runEvents, streams } from '@stagecraft/contracts';
+import {
+  RunGetReply,
+  RunGetRequest,
+  RunResumeReply,
+  RunResumeRequest,
+  RunView,
+  StagecraftError,
+  runEvents,
+  streams,
+} from '@stagecraft/contracts';
 import { type EventReader, readEvents } from '@stagecraft/event-store';
 import { withinProjectRoots } from '@stagecraft/memory';
 import { foldRunView } from '@stagecraft/run';
 import { EVENT_READER, Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';
+import type { RunRegistry } from './run-registry';
+import { RUN_REGISTRY } from './tokens';
 
 @Controller()
 export class RunController {
   constructor(
     @Inject(EVENT_READER) private readonly reader: EventReader,
     @Inject(SHELL_CONFIG) private readonly shell: Pick<ShellPorts, 'projectRoots'>,
+    @Inject(RUN_REGISTRY) private readonly registry: RunRegistry,
   ) {}
 
-  /** A run of a project this deployment does not serve is answered as one that does not exist. */
   @Handles('conversation.run.get')
   async get(@Payload() { runId }: RunGetRequest): Promise<RunGetReply> {
+    return { run: await this.servedRun(runId) };
+  }
+
+  /**
+   * Drives an unfinished run on from its log, in this process, under the run's lease: a run another
+   * replica drives already is left to it (the caller follows the feed either way). An ended run, or one
+   * that waits for a person, is answered as it is, with nothing started.
+   */
+  @Handles('conversation.run.resume')
+  async resume(@Payload() { runId }: RunResumeRequest): Promise<RunResumeReply> {
+    const run = await this.servedRun(runId);
+    if (run.status !== 'running' || run.pendingApproval) return { run, resumed: false };
+    await this.registry.resume(runId);
+    return { run, resumed: true };
+  }
+
+  /** A run of a project this deployment does not serve is answered as one that does not exist. */
+  private async servedRun(runId: string): Promise<RunView> {
     const events = await readEvents(this.reader, streams.run(runId), runEvents);
     const [started] = events;
     const roots = this.shell.projectRoots;
     const served = roots === undefined || (started?.type === 'RunStarted' && withinProjectRoots(started.data.projectRoot, roots));
     const run = served ? foldRunView(events) : null;
     if (!run) throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
-    return { run };
+    return run;
   }
 }

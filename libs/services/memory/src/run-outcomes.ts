@@ -42,7 +42,8 @@ export function runOutcomes(reader: EventReader, book: MemoryBook): Processor {
       const runId = completed.metadata.runId ?? runOfStream(completed.streamId);
       const events = runId ? await readEvents(reader, streams.run(runId), runEvents) : [];
       const started = events[0];
-      if (started?.type !== 'RunStarted') return;
+      // A cancelled run never completes; should a log say both, the cancellation wins and nothing is retained.
+      if (started?.type !== 'RunStarted' || events.some((e) => e.type === 'RunCancelled')) return;
       const { projectRoot, userInput, conversationId } = started.data;
       // The context of the last stage the run entered: where its answer was made.
       const lastStage = events.findLast((e) => e.type === 'StageEntered');

@@ -27,10 +27,11 @@ export class RunsController {
   }
 
   @Handles('runs.list')
-  async list(@Payload() { minPosition, ...query }: RunsListRequest): Promise<RunsListReply> {
+  async list(@Payload() { minPosition, projectRoot, ...query }: RunsListRequest): Promise<RunsListReply> {
     const { position, state } = await this.views.read(runsModel, minPosition);
     const reading = { prices: this.config.prices, now: this.clock(), idleMs: this.config.stuckAfterMs };
-    return { runs: listRunSummaries(state, { ...query, visible: this.served }, reading), position: String(position) };
+    const visible = projectRoot === undefined ? this.served : (root: string | null) => root === projectRoot && this.served(root);
+    return { runs: listRunSummaries(state, { ...query, visible }, reading), position: String(position) };
   }
 
   @Handles('runs.get')

@@ -23,6 +23,7 @@ import type { MemoryPort } from '@stagecraft/tools';
 import type { Embedder } from '@stagecraft/model-gateway';
 import { changedPaths, indexFor, updateCodebaseIndex } from './codebase-index';
 import { reapOrphans, recordSpawn, releaseSpawn } from './in-flight';
+import { RunningCalls } from './running-calls';
 import { scrubByShape, ToolExecutionOptions } from './options';
 import { ToolCallRecord, assertSameCall, callBinding, foldToolCall, settledOutcome } from './tool-call-record';
 
@@ -39,6 +40,8 @@ export interface ToolCallPorts {
   requester?: Requester;
   /** `STAGECRAFT_EMBEDDING_MODEL`'s embedder: `search_index` also ranks by meaning when there is one. */
   embedder?: Embedder;
+  /** The calls running here, which a cancelled run's driver may ask to kill (`tool.cancel`); without it none can be. */
+  running?: RunningCalls;
 }
 
 /**
@@ -213,16 +216,26 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     publishToolProgress(ports.bus, ports.prefix, { callId: request.callId, sequence: sequence++, message });
   progress(`started ${request.tool}`);
   const startedAt = performance.now();
+  ports.running?.begin(request.callId);
+  let cutOff = false;
   const outcome = await executeTool(request.tool, request.arguments, {
     root,
     allowedCommands: ports.options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS,
     sandbox: ports.options.sandbox,
     progress,
-    onSpawn: (pid) => recordSpawn(ports.inFlightDir, request.callId, pid),
+    onSpawn: (pid) => {
+      recordSpawn(ports.inFlightDir, request.callId, pid);
+      ports.running?.spawned(request.callId);
+    },
     index: () => indexFor(indexAppend(ports, ref), root),
     memory: request.tool.startsWith('memory_') ? memoryPortFor(ports, request, context) : undefined,
     embed: ports.embedder && ((texts) => ports.embedder!.embed(texts)),
-  }).finally(() => releaseSpawn(ports.inFlightDir, request.callId));
+  }).finally(() => {
+    releaseSpawn(ports.inFlightDir, request.callId);
+    cutOff = ports.running?.end(request.callId) ?? false;
+  });
+  // Killed because its run was cancelled: what it did before is unknown, as for a call its service dropped.
+  if (cutOff) return recordInterrupted(ports, ref, 'its run was cancelled');
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   // Secrets never reach the log, the live feed or the next model request.

@@ -56,6 +56,66 @@ export function releaseSpawn(dir: string, callId: string): void {
   rmSync(fileOf(dir, callId), { force: true });
 }
 
+/** Every process below `root` (children, their children, ...), from the parent ids in /proc. */
+function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [root]; queue.length > 0;) {
+    const next = children.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+const signal = (pid: number, name: NodeJS.Signals): void => {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+};
+
+/**
+ * Kills a call this process started, if it still runs; whether it did. The group is stopped first, so
+ * nothing in it forks meanwhile, then every process below it is killed with it: the sandbox's own
+ * init runs in a session of its own, and is not yet bound to die with its parent when the call is
+ * cancelled the moment it starts.
+ */
+export function killSpawn(dir: string, callId: string): boolean {
+  let entry: InFlightEntry;
+  try {
+    entry = JSON.parse(readFileSync(fileOf(dir, callId), 'utf8')) as InFlightEntry;
+  } catch {
+    return false;
+  }
+  if (entry.ownerPid !== process.pid || !isAlive(entry.childPid, entry.childStart)) return false;
+  signal(-entry.childPid, 'SIGSTOP');
+  const below = descendantsOf(entry.childPid);
+  signal(-entry.childPid, 'SIGKILL');
+  for (const pid of below) {
+    signal(-pid, 'SIGKILL');
+    signal(pid, 'SIGKILL');
+  }
+  return true;
+}
+
 /** Calls whose tool service is gone: their process groups are killed here, and their entries returned for recording. */
 export function reapOrphans(dir: string): InFlightEntry[] {
   let names: string[];

@@ -84,6 +84,21 @@ describe('tool.execute', () => {
     expect(await eventsOf(request.callId)).toHaveLength(1);
   });
 
+  it('refuses a write or a command to a workflow agent other than a ticket agent (docs/decisions/0036)', async () => {
+    for (const workflowAgentType of ['discovery-agent', 'planning-collector', 'ticket-collector']) {
+      const writes = [
+        call('write_file', { path: 'planted.md', content: 'x' }, { workflowAgentType }),
+        call('run_command', { command: 'node', args: ['-e', 'require("fs").writeFileSync("planted.md", "x")'] }, { workflowAgentType }),
+      ];
+      for (const request of writes) expect((await failure(execute(request))).code).toBe('FORBIDDEN_TOOL');
+      expect(await execute(call('list_dir', { path: '.' }, { workflowAgentType }))).toMatchObject({ ok: true });
+    }
+    expect(existsSync(join(project, 'planted.md'))).toBe(false);
+    const ticket = await execute(call('write_file', { path: 'ticket.md', content: 'done' }, { workflowAgentType: 'ticket-agent' }));
+    expect(ticket).toMatchObject({ ok: true });
+    expect(readFileSync(join(project, 'ticket.md'), 'utf8')).toBe('done');
+  });
+
   it('refuses every tool in delivery_check, and every tool in chat mode', async () => {
     for (const tool of ToolName.options) {
       expect((await failure(execute(call(tool, { path: 'x' }, { stage: 'delivery_check' })))).code).toBe('FORBIDDEN_TOOL');

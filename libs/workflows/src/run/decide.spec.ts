@@ -2,6 +2,7 @@ import { WorkflowStartRequest } from '@stagecraft/contracts';
 import { decideWorkflow } from './decide';
 import { evolveWorkflow, WorkflowPendingEvent } from './evolve';
 import { workflowEffects } from './effects';
+import { workflowView } from './view';
 import { WorkflowInput } from './inputs';
 import { StartedWorkflow, WorkflowState, initialWorkflowState } from './state';
 
@@ -294,5 +295,126 @@ describe('workflow decider', () => {
     ]);
     expect(types(g.finish('workflow-step', 'second answer'))).toEqual(['AgentReturned', 'WorkflowCompleted']);
     expect(g.s.summary).toBe('second answer');
+  });
+
+  describe('nothing the user has is lost (docs/decisions/0036)', () => {
+    const SNAPSHOT = 'a'.repeat(64);
+    const toTickets = (request: Partial<WorkflowStartRequest> = {}) => {
+      const g = new Given();
+      g.when({
+        type: 'WorkflowRequested',
+        workflowId: 'wf',
+        request: WorkflowStartRequest.parse({ goal: 'Document the project', projectRoot: '/p', ...request }),
+        projectRoot: '/p',
+        isolation: 'git-worktree',
+        snapshot: { id: SNAPSHOT, files: 3 },
+      });
+      g.finish('discovery-orchestrator', delegation('discovery-agent', ['a']));
+      g.finish('discovery-agent', report);
+      g.finish('discovery-collector', discoveryResult({ decisionType: 'ADVANCE' }));
+      g.finish('planning-orchestrator', delegation('planning-agent', ['p1']));
+      g.finish('planning-agent', planningResult(['T1', 'T2']));
+      g.finish('planning-collector', planningCollector({ decisionType: 'ADVANCE' }, ['T1', 'T2']));
+      g.finish(
+        'ticket-orchestrator',
+        json({
+          goal: 'g',
+          delegationRationale: 'one per ticket',
+          assignments: ['T1', 'T2'].map((t) => ({
+            agentId: `ticket-${t}`,
+            agentType: 'ticket-agent',
+            assignedGoal: t,
+            contextToPass: { ticketId: t },
+          })),
+        }),
+      );
+      return g;
+    };
+    const done = (t: string) => json({ ticketId: t, status: 'done', summary: 'did it', filesChanged: [`${t}.md`] });
+
+    it('starts every ticket copy from the workflow’s snapshot, and records it with the merge', () => {
+      const g = toTickets();
+      expect(g.s.start.snapshot).toEqual({ id: SNAPSHOT, files: 3 });
+      expect(g.open('ticket-agent').map((r) => r.worktree)).toEqual([
+        { path: '/p/.stagecraft/worktrees/wf/ticket-T1.1', method: 'git-worktree', base: SNAPSHOT },
+        { path: '/p/.stagecraft/worktrees/wf/ticket-T2.1', method: 'git-worktree', base: SNAPSHOT },
+      ]);
+      expect(workflowView(g.s).worktrees.map((w) => [w.ticketId, w.state])).toEqual([
+        ['T1', 'pending'],
+        ['T2', 'pending'],
+      ]);
+      g.finish('ticket-agent', done('T1'));
+      g.finish('ticket-agent', done('T2'));
+      const versions = { base: 'b\n', ours: 'user\n', theirs: 'ticket\n', diff: '-user\n+ticket\n' };
+      const merged = g.when({
+        type: 'WorktreesMerged',
+        merged: [
+          { agentId: 'ticket-T1', files: ['T1.md'] },
+          { agentId: 'ticket-T2', files: [] },
+        ],
+        conflicts: [
+          {
+            path: 'T2.md',
+            agentIds: ['ticket-T2'],
+            reason: 'both-edited',
+            kept: '/p/.stagecraft/worktrees/wf/ticket-T2.1/T2.md',
+            versions,
+          },
+        ],
+        snapshotId: SNAPSHOT,
+      });
+      expect(merged[0]).toMatchObject({ type: 'WorktreesMerged', data: { snapshotId: SNAPSHOT } });
+      // The collector gets the conflict with its three versions and the diff.
+      const conflicts = g.open('ticket-collector')[0].upstream.find((u) => u.kind === 'merge-conflicts');
+      expect(conflicts).toEqual({
+        kind: 'merge-conflicts',
+        conflicts: [
+          {
+            path: 'T2.md',
+            agentIds: ['ticket-T2'],
+            contextIds: [Object.values(g.s.runs).find((r) => r.agentId === 'ticket-T2')?.contextId],
+            reason: 'both-edited',
+            kept: '/p/.stagecraft/worktrees/wf/ticket-T2.1/T2.md',
+            versions,
+          },
+        ],
+      });
+      g.finish('ticket-collector', json(consolidation({ decisionType: 'ADVANCE' })));
+      const view = workflowView(g.s);
+      expect(view.status).toBe('completed');
+      expect(view.conflicts).toEqual([
+        { path: 'T2.md', agentIds: ['ticket-T2'], reason: 'both-edited', kept: '/p/.stagecraft/worktrees/wf/ticket-T2.1/T2.md' },
+      ]);
+      expect(view.worktrees.map((w) => [w.ticketId, w.state])).toEqual([
+        ['T1', 'merged'],
+        ['T2', 'conflicted'],
+      ]);
+    });
+
+    it('keeps the copies of a refused merge, and of a workflow that ended before merging', () => {
+      const refused = toTickets({ gates: { afterPlanning: false, beforeMerge: true } });
+      refused.finish('ticket-agent', done('T1'));
+      refused.finish('ticket-agent', done('T2'));
+      expect(refused.s.pendingApproval?.kind).toBe('before_merge');
+      refused.when({ type: 'ApprovalAnswered', decision: 'deny', reason: 'not now' });
+      expect(workflowView(refused.s).worktrees.map((w) => w.state)).toEqual(['refused', 'refused']);
+      const stopped = toTickets();
+      stopped.finish('ticket-agent', done('T1'));
+      stopped.when({ type: 'WorkflowStopped', fault: { code: 'UNAVAILABLE', message: 'gone' } });
+      expect(workflowView(stopped.s).worktrees.map((w) => w.state)).toEqual(['not-merged', 'not-merged']);
+    });
+
+    it('cancels a live workflow once: nothing more is dispatched, and an ended one is left as it ended', () => {
+      const g = toTickets();
+      const cancelled = g.when({ type: 'WorkflowCancelRequested', by: 'cli', reason: 'changed my mind' });
+      expect(cancelled).toEqual([{ type: 'WorkflowCancelled', data: { by: 'cli', reason: 'changed my mind' } }]);
+      expect(g.s.status).toBe('cancelled');
+      expect(g.s.summary).toBe('cancelled by cli: changed my mind');
+      expect(workflowEffects(g.state)).toEqual([]);
+      // An agent that reports afterwards changes nothing, nor does a second cancellation.
+      expect(g.finish('ticket-agent', done('T1'))).toEqual([]);
+      expect(g.when({ type: 'WorkflowCancelRequested', by: 'cli', reason: '' })).toEqual([]);
+      expect(workflowView(g.s).worktrees.map((w) => w.state)).toEqual(['not-merged', 'not-merged']);
+    });
   });
 });

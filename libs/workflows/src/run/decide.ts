@@ -78,6 +78,17 @@ export function decideWorkflow(state: WorkflowState, input: WorkflowInput): Work
     case 'WorkflowStopped':
       if (b.live) b.add('WorkflowFailed', { code: input.fault.code, reason: input.fault.message });
       break;
+    case 'ConflictsResolved': {
+      // Reported once per collector decision; also after the workflow ended, since it was decided before.
+      const entry = b.started.entries.find((e) => e.phase === input.phase && e.round === input.round);
+      if (entry === undefined || (entry.merge.resolving ?? []).length === 0) break;
+      b.add('ConflictsResolved', { phase: input.phase, round: input.round, resolved: input.resolved, unresolved: input.unresolved });
+      break;
+    }
+    case 'WorkflowCancelRequested':
+      // A workflow that has ended is left as it ended: nothing is appended.
+      if (b.live) b.add('WorkflowCancelled', { by: input.by, reason: input.reason });
+      break;
     default: {
       const unreachable: never = input;
       throw new StagecraftError('INTERNAL', `unknown workflow input ${JSON.stringify(unreachable)}`);
@@ -102,6 +113,7 @@ function start(b: Batch, input: Extract<WorkflowInput, { type: 'WorkflowRequeste
     gates: request.gates,
     limits: { ...DEFAULT_WORKFLOW_LIMITS, ...request.limits },
     isolation: input.isolation,
+    ...(input.snapshot ? { snapshot: input.snapshot } : {}),
   });
   if (input.steps) startStep(b, 0);
   else startPhase(b, request.phases[0]);
@@ -148,7 +160,14 @@ function dispatch(b: Batch, spec: DispatchSpec): boolean {
     upstream: spec.upstream,
     ...(spec.previousAttempt ? { previousAttempt: spec.previousAttempt } : {}),
     ...(isolated
-      ? { worktree: { path: `${projectRoot}/.stagecraft/worktrees/${workflowId}/${spec.agentId}.${attempt}`, method: s.start.isolation } }
+      ? {
+          worktree: {
+            path: `${projectRoot}/.stagecraft/worktrees/${workflowId}/${spec.agentId}.${attempt}`,
+            method: s.start.isolation,
+            // The copy starts from the snapshot the merge later takes as its base.
+            ...(s.start.snapshot ? { base: s.start.snapshot.id } : {}),
+          },
+        }
       : {}),
   });
   return true;
@@ -517,7 +536,12 @@ function merged(b: Batch, input: Extract<WorkflowInput, { type: 'WorktreesMerged
   if (b.state.status !== 'running') return;
   const entry = b.entry;
   if (entry.phase !== 'tickets' || entry.merge.status !== 'none' || entry.collector !== null) return;
-  b.add('WorktreesMerged', { phase: entry.phase, merged: input.merged, conflicts: input.conflicts });
+  b.add('WorktreesMerged', {
+    phase: entry.phase,
+    merged: input.merged,
+    conflicts: input.conflicts,
+    ...(input.snapshotId ? { snapshotId: input.snapshotId } : {}),
+  });
   dispatchCollector(b);
 }
 

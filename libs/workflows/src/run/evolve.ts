@@ -1,4 +1,4 @@
-import { DelegationTemplate, EventData, StagecraftError, WorkflowEvent } from '@stagecraft/contracts';
+import { ConsolidationTemplate, DelegationTemplate, EventData, StagecraftError, WorkflowEvent } from '@stagecraft/contracts';
 import { EMPTY_SEQUENCES, observeContextId, parseContextId } from '@stagecraft/context';
 import { assignmentQueue } from './assignments';
 import { PhaseEntry, StartedWorkflow, WorkflowState } from './state';
@@ -128,8 +128,9 @@ export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent
       const entry = next.entries.at(-1) as PhaseEntry;
       const collectorRun = next.runs[entry.latest[d.agentId] ?? ''];
       if (collectorRun === undefined) return next;
+      const resolving = resolutionsOf(entry, collectorRun.result);
       return {
-        ...next,
+        ...(resolving.length > 0 ? withEntry(next, (e) => ({ ...e, merge: { ...e.merge, resolving } })) : next),
         consolidated: { ...next.consolidated, [d.phase]: { contextId: collectorRun.contextId, result: collectorRun.result } },
       };
     }
@@ -137,6 +138,20 @@ export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent
       return { ...withEntry(s, (entry) => ({ ...entry, status: 'rerouted' })), routeBacks: s.routeBacks + 1 };
     case 'WorktreesMerged':
       return withEntry(s, (entry) => ({ ...entry, merge: { status: 'merged', conflicts: event.data.conflicts } }));
+    case 'ConflictsResolved': {
+      const { phase, round, resolved } = event.data;
+      return {
+        ...s,
+        entries: s.entries.map((entry) =>
+          entry.phase === phase && entry.round === round
+            ? {
+                ...entry,
+                merge: { ...entry.merge, conflicts: entry.merge.conflicts.filter((c) => !resolved.includes(c.path)), resolving: [] },
+              }
+            : entry,
+        ),
+      };
+    }
     case 'ApprovalRequested':
       return { ...s, status: 'waiting', pendingApproval: { ...event.data, ...(at ? { requestedAt: at } : {}) } };
     case 'ApprovalGiven':
@@ -155,11 +170,30 @@ export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent
       return { ...s, status: 'completed', summary: event.data.summary };
     case 'WorkflowFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+    case 'WorkflowCancelled':
+      return {
+        ...s,
+        status: 'cancelled',
+        pendingApproval: null,
+        cancellation: event.data,
+        summary: `cancelled by ${event.data.by}${event.data.reason ? `: ${event.data.reason}` : ''}`,
+      };
     default: {
       const unreachable: never = event;
       throw new StagecraftError('INTERNAL', `unknown workflow event ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** The resolved contents a ticket collector's document gives for this entry's conflicting files (docs/decisions/0036). */
+function resolutionsOf(entry: PhaseEntry, result: unknown): { path: string; content: string }[] {
+  if (entry.phase !== 'tickets' || entry.merge.conflicts.length === 0) return [];
+  const conflicting = new Set(entry.merge.conflicts.map((c) => c.path));
+  const resolutions = (result as Partial<ConsolidationTemplate> | undefined)?.conflictResolutions ?? [];
+  const byPath = new Map<string, string>();
+  for (const r of resolutions)
+    if (r.path !== undefined && r.resolvedContent !== undefined && conflicting.has(r.path)) byPath.set(r.path, r.resolvedContent);
+  return [...byPath.entries()].map(([path, content]) => ({ path, content }));
 }
 
 /** The work agents' type of the phase an orchestrator of `orchestratorType` leads. */

@@ -61,8 +61,10 @@ export interface PhaseEntry {
   /** Ticket phase: whether the agents' copies were merged back, and what conflicted. */
   merge: {
     status: 'none' | 'waiting' | 'merged' | 'refused';
-    conflicts: readonly { path: string; agentIds: string[] }[];
+    conflicts: readonly EventData<'WorktreesMerged'>['conflicts'][number][];
     refusal?: string;
+    /** Resolved contents the ticket collector gave for conflicting files, not applied yet. */
+    resolving?: readonly { path: string; content: string }[];
   };
   status: 'running' | 'consolidated' | 'rerouted';
   decision?: { decisionType: string; rationale: string };
@@ -86,6 +88,8 @@ export interface WorkflowProgress {
   events: number;
   summary: string | null;
   failure: { code: ErrorCode; reason: string } | null;
+  /** Who stopped the workflow, and why (`WorkflowCancelled`). */
+  cancellation?: EventData<'WorkflowCancelled'>;
 }
 
 export type WorkflowState = { status: 'new' } | ({ status: Exclude<WorkflowStatus, 'waiting'> | 'waiting' } & WorkflowProgress);

@@ -79,8 +79,7 @@ export function upstreamFor(s: StartedWorkflow, entry: PhaseEntry, agentType: st
       return [...discovery(s), ...planning(s), ...(ticket ? [{ kind: 'ticket' as const, ticket }] : [])];
     case 'ticket-collector': {
       const conflicts = entry.merge.conflicts.map((c) => ({
-        path: c.path,
-        agentIds: c.agentIds,
+        ...c,
         contextIds: c.agentIds.map((id) => agentRun(s, entry, id)?.contextId ?? s.start.rootContextId),
       }));
       const refused: UpstreamContext[] =

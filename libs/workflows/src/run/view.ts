@@ -1,5 +1,6 @@
 import { WorkflowView } from '@stagecraft/contracts';
 import { StartedWorkflow } from './state';
+import { worktreesOf } from './worktrees';
 
 const firstLine = (text: string | undefined): string | undefined => text?.trim().split('\n')[0]?.slice(0, 200) || undefined;
 
@@ -33,5 +34,14 @@ export function workflowView(s: StartedWorkflow): WorkflowView {
     summary: s.summary,
     failure: s.failure,
     eventCount: s.events,
+    worktrees: worktreesOf(s),
+    conflicts: s.entries.flatMap((entry) =>
+      entry.merge.conflicts.map((c) => ({
+        path: c.path,
+        agentIds: [...c.agentIds],
+        ...(c.reason ? { reason: c.reason } : {}),
+        ...(c.kept ? { kept: c.kept } : {}),
+      })),
+    ),
   };
 }

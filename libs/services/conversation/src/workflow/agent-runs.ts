@@ -35,7 +35,7 @@ export async function ensureAgentRun(ports: DriverPorts, registry: RunRegistry, 
   const knowledge = new RunKnowledge(ports);
   await knowledge.fetch({
     kind: 'policies',
-    request: { userMode: 'agent', reasoningEnabled: start.reasoningEnabled, delegation: NO_DELEGATION },
+    request: { userMode: 'agent', reasoningEnabled: start.reasoningEnabled, delegation: NO_DELEGATION, workflowAgentType: run.agentType },
   });
   await decideAndAppend(
     ports,

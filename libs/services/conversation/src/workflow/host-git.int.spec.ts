@@ -14,7 +14,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostGit } from './host-git';
-import { isolationFor, mergeWorktrees, prepareWorktree, removeWorktrees } from './worktrees';
+import { mergeWorktrees } from './merge-back';
+import { isolationFor, prepareWorktree, removeWorktrees } from './worktrees';
 
 // A project whose git metadata a hostile model has prepared: every hook git could run, an fsmonitor
 // and a filter driver, each leaving a marker and the environment it was given.
@@ -146,7 +147,7 @@ describe('git run by the services on the host', () => {
     const result = await mergeWorktrees(root, [{ agentId: 'two', worktree }]);
     expect(result).toEqual({
       merged: [{ agentId: 'two', files: ['kept.txt'] }],
-      conflicts: [{ path: 'out/escaped.txt', agentIds: ['two'] }],
+      conflicts: [expect.objectContaining({ path: 'out/escaped.txt', agentIds: ['two'], reason: 'unwritable' })],
     });
     expect(readdirSync(outside)).toEqual([]);
     expect(existsSync(join(root, '.GIT'))).toBe(false);

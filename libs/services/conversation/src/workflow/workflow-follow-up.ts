@@ -1,12 +1,14 @@
 import { StagecraftEvent, runEvents, runOfStream, streams, toErrorReply } from '@stagecraft/contracts';
 import type { Processor, RecordedEvent } from '@stagecraft/event-store';
 import { readEvents } from '@stagecraft/event-store';
-import { workflowEffects } from '@stagecraft/workflows';
+import { workflowEffects, worktreesOf } from '@stagecraft/workflows';
 import { DriverPorts } from '../driver-ports';
 import type { RunRegistry } from '../run-registry';
 import { ensureAgentRun } from './agent-runs';
 import { WorkflowLog } from './workflow-log';
-import { mergeWorktrees, removeWorktrees } from './worktrees';
+import { applyResolutions, mergeWorktrees } from './merge-back';
+import { cancelAgentRuns } from './workflow-cancel';
+import { removeMergedWorktrees } from './worktrees';
 
 export const WORKFLOW_FOLLOW_UP = 'conversation-workflow-follow-up';
 const WORKFLOW_STREAM = streams.workflow('');
@@ -23,7 +25,8 @@ export function workflowFollowUp(ports: DriverPorts, registry: RunRegistry): Pro
     name: WORKFLOW_FOLLOW_UP,
     handles: (event) =>
       event.streamId.startsWith(WORKFLOW_STREAM) ||
-      (event.streamId.startsWith(RUN_STREAM) && (event.type === 'RunCompleted' || event.type === 'RunFailed')),
+      (event.streamId.startsWith(RUN_STREAM) &&
+        (event.type === 'RunCompleted' || event.type === 'RunFailed' || event.type === 'RunCancelled')),
     async handle(recorded) {
       if (recorded.streamId.startsWith(WORKFLOW_STREAM))
         await followWorkflow(ports, registry, recorded.streamId.slice(WORKFLOW_STREAM.length));
@@ -36,10 +39,30 @@ async function followWorkflow(ports: DriverPorts, registry: RunRegistry, workflo
   const log = await WorkflowLog.open(ports, workflowId);
   const state = log.state;
   if (state.status === 'new') return;
-  if (state.status === 'completed' || state.status === 'failed') {
-    await removeWorktrees(state.start.projectRoot, workflowId);
-    return;
+  if (state.status === 'cancelled') {
+    // Again here: a run started while the cancellation was being appended is stopped too.
+    await cancelAgentRuns(ports, state);
   }
+  await runEffects(ports, registry, log);
+  const after = log.state;
+  if (after.status === 'completed' || after.status === 'failed' || after.status === 'cancelled') {
+    // Only copies merged without a conflict go; the others hold work the user has not got yet.
+    const worktrees = worktreesOf(after);
+    await removeMergedWorktrees(
+      after.start.projectRoot,
+      workflowId,
+      worktrees.filter((w) => w.state === 'merged').map((w) => w.path),
+    );
+    const kept = worktrees.filter((w) => w.state !== 'merged');
+    if (kept.length > 0) ports.logger.info({ workflowId, kept: kept.map((w) => `${w.path} (${w.state})`) }, 'ticket copies kept');
+  }
+}
+
+/** The I/O the workflow waits for (once it has ended, only applying its collector's resolutions). */
+async function runEffects(ports: DriverPorts, registry: RunRegistry, log: WorkflowLog): Promise<void> {
+  const { workflowId } = log;
+  const state = log.state;
+  if (state.status === 'new') return;
   for (const effect of workflowEffects(state)) {
     if (effect.kind === 'run_agent') {
       try {
@@ -58,11 +81,16 @@ async function followWorkflow(ports: DriverPorts, registry: RunRegistry, workflo
           at: now(ports),
         });
       }
-    } else {
+    } else if (effect.kind === 'merge') {
       const agents = effect.agents.flatMap((run) => (run.worktree ? [{ agentId: run.agentId, worktree: run.worktree }] : []));
       const result = await mergeWorktrees(state.start.projectRoot, agents);
       ports.logger.info({ workflowId, merged: result.merged.length, conflicts: result.conflicts.length }, 'ticket changes merged');
-      await log.decide({ type: 'WorktreesMerged', ...result, at: now(ports) });
+      const snapshotId = state.start.snapshot?.id;
+      await log.decide({ type: 'WorktreesMerged', ...result, ...(snapshotId ? { snapshotId } : {}), at: now(ports) });
+    } else {
+      const result = await applyResolutions(state.start.projectRoot, effect.resolutions);
+      ports.logger.info({ workflowId, resolved: result.resolved.length, unresolved: result.unresolved.length }, 'merge conflicts resolved');
+      await log.decide({ type: 'ConflictsResolved', phase: effect.phase, round: effect.round, ...result, at: now(ports) });
     }
   }
 }
@@ -77,6 +105,22 @@ async function reportRun(ports: DriverPorts, event: RecordedEvent & StagecraftEv
   const log = await WorkflowLog.open(ports, agent.workflowId);
   if (event.type === 'RunCompleted')
     await log.decide({ type: 'AgentFinished', runId, outcome: 'completed', answer: event.data.answer, at: now(ports) }, event.id);
+  else if (event.type === 'RunCancelled')
+    // One agent stopped on its own (`runs cancel`): the workflow hears it as that agent failing, and decides.
+    await log.decide(
+      {
+        type: 'AgentFinished',
+        runId,
+        outcome: 'failed',
+        answer: '',
+        failure: {
+          code: 'UNAVAILABLE',
+          reason: `the run was cancelled by ${event.data.by}${event.data.reason ? `: ${event.data.reason}` : ''}`,
+        },
+        at: now(ports),
+      },
+      event.id,
+    );
   else if (event.type === 'RunFailed')
     await log.decide(
       {

@@ -4,6 +4,8 @@ import {
   ApprovalAnswerReply,
   ApprovalAnswerRequest,
   StagecraftError,
+  WorkflowCancelReply,
+  WorkflowCancelRequest,
   WorkflowGetReply,
   WorkflowGetRequest,
   WorkflowStartReply,
@@ -19,6 +21,8 @@ import type { z } from 'zod';
 import type { DriverPorts } from '../driver-ports';
 import { DRIVER_PORTS } from '../tokens';
 import { WorkflowLog } from './workflow-log';
+import { takeSnapshot } from './snapshot';
+import { cancelWorkflow } from './workflow-cancel';
 import { isolationFor } from './worktrees';
 
 /** Seed-004 workflows are short; a longer one is refused rather than walked forever. */
@@ -39,6 +43,9 @@ export class WorkflowController {
       isolationFor(projectRoot),
     ]);
     if (log.state.status !== 'new') throw new StagecraftError('CONFLICT', `workflow ${workflowId} already exists`);
+    // Ticket work starts from the working tree as the user has it now, and merges back against it.
+    const ticketsPhase = !steps && (request.phases ?? []).includes('tickets');
+    const snapshot = ticketsPhase ? await takeSnapshot(projectRoot, isolation) : undefined;
     await log.decide({
       type: 'WorkflowRequested',
       workflowId,
@@ -46,9 +53,15 @@ export class WorkflowController {
       projectRoot,
       isolation,
       ...(steps ? { steps } : {}),
+      ...(snapshot ? { snapshot } : {}),
       at: this.ports.clock().toISOString(),
     });
     return { workflowId };
+  }
+
+  @Handles('workflow.cancel')
+  cancel(@Payload() request: z.output<typeof WorkflowCancelRequest>): Promise<WorkflowCancelReply> {
+    return cancelWorkflow(this.ports, request);
   }
 
   @Handles('workflow.get')

@@ -187,4 +187,37 @@ describe('workflows, embedded, with the scripted agents', () => {
     expect(attempts.map((a) => a.status)).toEqual(['invalid', 'completed']);
     expect(actPrompts().get(attempts[1].runId)).toContain('## Previous attempt');
   }, 120_000);
+
+  it('applies the ticket collector’s resolution of two tickets’ conflicting file, then removes the merged copies', async () => {
+    await start({ ticketFile: { T1: 'SHARED.md', T2: 'SHARED.md' }, resolveConflicts: true });
+    const { view } = await run();
+    expect({ status: view.status, failure: view.failure }).toEqual({ status: 'completed', failure: null });
+    const { requester } = system.host.ports;
+    const resolved = await eventually(
+      async () => {
+        const events = (await readEvents(
+          storeOf(system),
+          streams.workflow(view.workflowId),
+          workflowEvents,
+        )) as unknown as StagecraftEvent[];
+        return events.find((e) => e.type === 'ConflictsResolved');
+      },
+      'the resolution to be applied',
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    expect(resolved.data).toEqual({ phase: 'tickets', round: 1, resolved: ['SHARED.md'], unresolved: [] });
+    expect(readFileSync(join(system.project, 'SHARED.md'), 'utf8')).toBe(
+      '# Resolved: SHARED.md\n\nKeeps the changes of ticket-T1 and ticket-T2.\n',
+    );
+    const after = await eventually(
+      async () => {
+        const v = await requester.request('workflow.get', { workflowId: view.workflowId });
+        return v.worktrees.every((w) => !existsSync(w.path)) ? v : undefined;
+      },
+      'the merged copies to be removed',
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    expect(after.conflicts).toEqual([]);
+    expect(after.worktrees.map((w) => w.state)).toEqual(['merged', 'merged']);
+  }, 120_000);
 });

@@ -1,27 +1,11 @@
-import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { StagecraftError, Worktree } from '@stagecraft/contracts';
-import {
-  copyTreeFromRoot,
-  readHeld,
-  removeInsideRoot,
-  resolveWritableInsideRoot,
-  touchesVcsMetadata,
-  withHandle,
-  writeInsideRoot,
-} from '@stagecraft/tools';
+import { copyTreeFromRoot, removeInsideRoot, resolveWritableInsideRoot, withHandle, writeInsideRoot } from '@stagecraft/tools';
 import { filtersOff, hostGit } from './host-git';
+import { readRegular, readSnapshot, refuseRedirected, sha256, skipped, snapshotObject, walkFiles } from './snapshot';
 
 const git = (cwd: string, ...args: string[]) => hostGit(cwd, args);
-
-/**
- * Never copied into a worktree nor merged back: the store, other worktrees, installed packages, and
- * version-control metadata (`.git`, `.hg`, `.svn` in any case, at any depth), whose hooks and config
- * would run on the host.
- */
-const SKIPPED = new Set(['.stagecraft', 'node_modules']);
-const skipped = (path: string): boolean => touchesVcsMetadata(path) || path.split(/[\\/]/).some((part) => SKIPPED.has(part));
 
 /** `git-worktree` when the project root is the top of a git repository with a commit, otherwise `copy`. */
 export async function isolationFor(projectRoot: string): Promise<'git-worktree' | 'copy'> {
@@ -41,50 +25,35 @@ const exists = (path: string) =>
   );
 const manifestPath = (worktree: Worktree) => `${worktree.path}.base.json`;
 
-async function files(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'))
-    .filter((path) => !skipped(path))
-    .sort();
-}
-
-/**
- * A regular file of an agent's copy, read through a handle of the file itself: a copy is the agent's
- * to change while it is read, and a file swapped for a symlink or a FIFO is not followed nor waited on.
- */
-function readCopied(realCopy: string, path: string): { bytes: Buffer; mode: number } | null {
-  try {
-    return withHandle(realCopy, join(realCopy, path), path, (found) =>
-      found?.info.isFile() ? { bytes: readHeld(found.fd, found.info.size), mode: found.info.mode & 0o777 } : null,
-    );
-  } catch {
-    return null;
-  }
-}
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
 /** The digest of a file of a copy; a file that is no longer a regular file has none. */
 const digestIn = (realCopy: string, path: string): string | null => {
-  const file = readCopied(realCopy, path);
+  const file = readRegular(realCopy, path);
   return file === null ? null : sha256(file.bytes);
 };
 
 /**
- * The copies live in the root's own `.stagecraft`: a symlink on that way (planted before commands
- * could no longer write there) would put them, and what is merged back from them, elsewhere.
+ * Makes a copy hold exactly the snapshot's files: each written through the pinned writer of the copy
+ * (a symlink checked out from HEAD does not lead a write elsewhere), every other regular file removed.
  */
-async function refuseRedirected(projectRoot: string, dir: string): Promise<void> {
-  const spelled = join(await realpath(projectRoot), relative(projectRoot, dir));
-  if ((await realpath(dir)) !== spelled)
-    throw new StagecraftError('FORBIDDEN_PATH', `'${relative(projectRoot, dir)}' leads out of its place through a symlink`, [
-      { path: ['projectRoot'], message: 'remove the symlink under .stagecraft, then start the workflow again' },
-    ]);
+async function materialize(projectRoot: string, copy: string, snapshotId: string): Promise<void> {
+  const manifest = await readSnapshot(projectRoot, snapshotId);
+  const realCopy = await realpath(copy);
+  for (const path of await walkFiles(realCopy))
+    if (manifest[path] === undefined) removeInsideRoot(realCopy, await resolveWritableInsideRoot(realCopy, path), path);
+  for (const [path, entry] of Object.entries(manifest)) {
+    if (skipped(path) || digestIn(realCopy, path) === entry.sha256) continue;
+    const bytes = await snapshotObject(projectRoot, entry.sha256);
+    if (bytes === null) throw new StagecraftError('INTERNAL', `snapshot ${snapshotId} lost the content of ${path}`);
+    const target = await resolveWritableInsideRoot(realCopy, path);
+    writeInsideRoot(realCopy, target, path, bytes, { mode: entry.mode });
+  }
 }
 
-/** Creates the agent's copy of the project (idempotent: an existing one is kept, with whatever the agent did in it). */
+/**
+ * Creates the agent's copy of the project (idempotent: an existing one is kept, with whatever the agent
+ * did in it). With a snapshot (`worktree.base`) the copy holds the working tree as the snapshot took it,
+ * uncommitted and untracked files included; without one (older workflows) HEAD, or the root as it is.
+ */
 export async function prepareWorktree(projectRoot: string, worktree: Worktree): Promise<void> {
   if (await exists(manifestPath(worktree))) return;
   await mkdir(dirname(worktree.path), { recursive: true });
@@ -97,95 +66,74 @@ export async function prepareWorktree(projectRoot: string, worktree: Worktree): 
     await rm(worktree.path, { recursive: true, force: true });
     await mkdir(worktree.path, { recursive: true });
     // The copy lives under the root's own `.stagecraft`, which is left out.
-    await copyTreeFromRoot(await realpath(projectRoot), worktree.path, skipped);
+    if (worktree.base === undefined) await copyTreeFromRoot(await realpath(projectRoot), worktree.path, skipped);
   }
+  if (worktree.base !== undefined) await materialize(projectRoot, worktree.path, worktree.base);
   // What the copy started from, to tell later what the agent changed.
   const base: Record<string, string> = {};
   const realCopy = await realpath(worktree.path);
-  for (const path of await files(worktree.path)) base[path] = digestIn(realCopy, path) ?? '';
+  for (const path of await walkFiles(worktree.path)) base[path] = digestIn(realCopy, path) ?? '';
   await writeFile(manifestPath(worktree), JSON.stringify(base));
 }
 
 export interface Change {
   path: string;
   deleted: boolean;
+  /** The digest the copy started with; null for a file the agent created. */
+  base: string | null;
 }
 
 /** The files an agent changed, created or deleted in its copy. */
 export async function changesIn(worktree: Worktree): Promise<Change[]> {
   if (!(await exists(manifestPath(worktree)))) return [];
   const base = JSON.parse(await readFile(manifestPath(worktree), 'utf8')) as Record<string, string>;
-  const now = await files(worktree.path);
+  const now = await walkFiles(worktree.path);
   const realCopy = await realpath(worktree.path);
   const changes: Change[] = [];
-  for (const path of now) if (base[path] !== digestIn(realCopy, path)) changes.push({ path, deleted: false });
+  for (const path of now) if (base[path] !== digestIn(realCopy, path)) changes.push({ path, deleted: false, base: base[path] || null });
   const present = new Set(now);
-  for (const path of Object.keys(base)) if (!present.has(path)) changes.push({ path, deleted: true });
+  for (const path of Object.keys(base)) if (!present.has(path)) changes.push({ path, deleted: true, base: base[path] || null });
   return changes.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
-export interface MergeResult {
-  merged: { agentId: string; files: string[] }[];
-  conflicts: { path: string; agentIds: string[] }[];
-}
-
-type Incoming = { agentId: string; deleted: boolean; file: { bytes: Buffer; mode: number } | null; digest: string | null };
-
-/**
- * Writes one change into the project root through ./pinned of @stagecraft/tools: a symlink in the root
- * that leads out, or one swapped in while the merge runs, is refused like a file tool's path. False
- * when the change could not be applied.
- */
-async function applyChange(projectRoot: string, path: string, change: Incoming): Promise<boolean> {
-  try {
-    const target = await resolveWritableInsideRoot(projectRoot, path);
-    if (change.deleted) removeInsideRoot(projectRoot, target, path);
-    else if (change.file) writeInsideRoot(projectRoot, target, path, change.file.bytes, { mode: change.file.mode });
-    else return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Brings the agents' changes into the project root: a file changed by one agent is copied over (or
- * deleted); a file two agents changed differently is left as it is and reported as a conflict, as is
- * one that cannot be written where its path leads. Applying the same merge twice gives the same files.
- */
-export async function mergeWorktrees(
-  projectRoot: string,
-  agents: readonly { agentId: string; worktree: Worktree }[],
-): Promise<MergeResult> {
-  const byPath = new Map<string, Incoming[]>();
-  for (const agent of agents) {
-    const realCopy = await realpath(agent.worktree.path).catch(() => null);
-    if (realCopy === null) continue;
-    for (const change of await changesIn(agent.worktree)) {
-      if (skipped(change.path)) continue;
-      const file = change.deleted ? null : readCopied(realCopy, change.path);
-      const digest = file === null ? null : sha256(file.bytes);
-      byPath.set(change.path, [...(byPath.get(change.path) ?? []), { agentId: agent.agentId, deleted: change.deleted, file, digest }]);
-    }
-  }
-  const merged = new Map<string, string[]>(agents.map((a) => [a.agentId, []]));
-  const conflicts: MergeResult['conflicts'] = [];
-  const root = await realpath(projectRoot);
-  for (const [path, changes] of [...byPath.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const same = changes.every((c) => c.deleted === changes[0].deleted && c.digest === changes[0].digest);
-    if (!same || !(await applyChange(root, path, changes[0]))) {
-      conflicts.push({ path, agentIds: changes.map((c) => c.agentId) });
-      continue;
-    }
-    for (const c of changes) merged.get(c.agentId)?.push(path);
-  }
-  return { merged: [...merged.entries()].map(([agentId, files]) => ({ agentId, files })), conflicts };
-}
-
-/** Removes a finished workflow's copies (and git's record of its worktrees). */
+/** Removes a workflow's copies (and git's record of its worktrees). */
 export async function removeWorktrees(projectRoot: string, workflowId: string): Promise<void> {
   const dir = join(projectRoot, '.stagecraft', 'worktrees', workflowId);
   if (!(await exists(dir))) return;
   await rm(dir, { recursive: true, force: true });
   await git(projectRoot, 'worktree', 'prune').catch(() => undefined);
+}
+
+/**
+ * Removes the copies whose changes are all in the root, and the workflow's folder once it is empty;
+ * every other copy stays where it is for the user. Only paths under the workflow's own folder are removed.
+ */
+export async function removeMergedWorktrees(projectRoot: string, workflowId: string, paths: readonly string[]): Promise<void> {
+  const dir = join(projectRoot, '.stagecraft', 'worktrees', workflowId);
+  if (!(await exists(dir))) return;
+  await refuseRedirected(projectRoot, dir);
+  for (const path of paths) {
+    if (dirname(path) !== dir) continue;
+    await rm(path, { recursive: true, force: true });
+    await rm(`${path}.base.json`, { force: true });
+  }
+  if ((await readdir(dir)).length === 0) await rm(dir, { recursive: true, force: true });
+  await git(projectRoot, 'worktree', 'prune').catch(() => undefined);
+}
+
+/** Whether `path` is a symlink, a directory or anything else that is not a regular file or nothing (root side). */
+export function rootSide(
+  realRoot: string,
+  path: string,
+): { kind: 'absent' } | { kind: 'file'; bytes: Buffer; mode: number } | { kind: 'other' } {
+  try {
+    const kind = withHandle(realRoot, join(realRoot, path), path, (found) =>
+      found === undefined ? 'absent' : found.info.isFile() ? 'file' : 'other',
+    );
+    if (kind !== 'file') return { kind };
+    const file = readRegular(realRoot, path);
+    return file === null ? { kind: 'other' } : { kind: 'file', ...file };
+  } catch {
+    return { kind: 'other' };
+  }
 }

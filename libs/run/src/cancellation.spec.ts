@@ -1,0 +1,93 @@
+import { RunInput } from './inputs';
+import { AT, MACRO, When, call, given, like, micro, recordedRun, reply, requested, reviewed } from './given.spec-helper';
+import { nextStep } from './next-step';
+import { replayRun } from './replay';
+import { DEFAULT_RUN_LIMITS } from './limits';
+import { runViewOf } from './run-view';
+import { RunState } from './state';
+
+const cancelled = (reason = 'taking too long'): RunInput => ({ type: 'RunCancelled', by: 'cli', reason, at: AT });
+
+const acting = given().after(requested(), reply(`${MACRO}\nI will run the tests.`));
+const inTool = acting.after(reply(`${micro()}\nRunning.`, [call('run_command', { command: 'sleep', args: ['30'] })]));
+const review = acting.after(reply(`${micro({ delivery: 'DONE' })}\nDone.`), reply(micro({ delivery: 'DONE' })));
+const CALL_ID = 'r1.m2.call_run_command';
+
+/** An input as the shell built it before the cancellation, when the run still waited for it. */
+const builtBefore = (when: When, state: RunState): RunInput => (typeof when === 'function' ? when(state) : when);
+
+const interrupted: RunInput = {
+  type: 'ToolAnswered',
+  callId: CALL_ID,
+  result: {
+    callId: CALL_ID,
+    tool: 'run_command',
+    ok: false,
+    output: 'tool_error: INTERRUPTED',
+    truncated: false,
+    durationMs: 3,
+    replayed: false,
+    interrupted: true,
+  },
+  at: AT,
+};
+
+describe('decide: cancellation', () => {
+  it('cancels a running run with who and why, in the stage it was in; nothing is decided after', () => {
+    const { state } = inTool.when(cancelled()).then(like('RunCancelled', { by: 'cli', reason: 'taking too long', stage: 'act' }));
+    expect(state).toMatchObject({ status: 'cancelled', cancellation: { by: 'cli', reason: 'taking too long' } });
+    expect(nextStep(state)).toEqual({ kind: 'finished' });
+    expect(runViewOf(state, 1)).toMatchObject({ status: 'cancelled', answer: null });
+  });
+
+  it('records the interrupted call that was in flight, once, and decides nothing on it', () => {
+    const stopped = inTool.after(cancelled());
+    const { state } = stopped.when(interrupted).then(like('ToolCallCompleted', { callId: CALL_ID, ok: false, interrupted: true }));
+    expect(state.status).toBe('cancelled');
+    stopped.after(interrupted).when(interrupted).thenNothing();
+  });
+
+  it('records a tool service that could not answer as an interrupted call, and a refusal as a refusal', () => {
+    const stopped = inTool.after(cancelled());
+    stopped
+      .when({ type: 'ToolCallFailed', callId: CALL_ID, fault: { code: 'UNAVAILABLE', message: 'no tool service' }, at: AT })
+      .then(like('ToolCallCompleted', { callId: CALL_ID, ok: false, interrupted: true }));
+    stopped
+      .when({ type: 'ToolCallFailed', callId: CALL_ID, fault: { code: 'FORBIDDEN_TOOL', message: 'no' }, at: AT })
+      .then(like('ToolCallRejected', { callId: CALL_ID, code: 'FORBIDDEN_TOOL' }));
+  });
+
+  it('records the request and answer of a model call in flight, without reading them', () => {
+    const answer = builtBefore(reply(`${micro()}\nRunning.`, [call('run_command')]), acting.state);
+    acting
+      .after(cancelled())
+      .when(answer)
+      .then(like('ModelRequested', { requestId: 'r1.m2' }), like('ModelResponded'));
+  });
+
+  it('leaves an ended run as it ended, and refuses a run that does not exist', () => {
+    const completed = review.after(reviewed());
+    expect(completed.state.status).toBe('completed');
+    completed.when(cancelled()).thenNothing();
+    given().when(cancelled()).thenThrows('NOT_FOUND');
+    inTool.after(cancelled()).when(cancelled('again')).thenNothing();
+  });
+
+  it('writes no QA report for a review answered after the cancellation', () => {
+    review.after(cancelled()).when(reviewed()).thenNothing();
+  });
+
+  it('refuses an approval answer on a cancelled run', () => {
+    inTool.after(cancelled()).when({ type: 'ApprovalAnswered', approvalId: 'a1', decision: 'approve', at: AT }).thenThrows('CONFLICT');
+  });
+
+  it('replays a cancelled run and its late answers to the same events', () => {
+    const log = inTool.after(cancelled(), interrupted).events;
+    expect(log.map((e) => e.type).slice(-2)).toEqual(['RunCancelled', 'ToolCallCompleted']);
+    expect(replayRun(log, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
+    const model = acting.after(cancelled(), builtBefore(reply('late'), acting.state)).events;
+    expect(model.map((e) => e.type).slice(-3)).toEqual(['RunCancelled', 'ModelRequested', 'ModelResponded']);
+    expect(replayRun(model, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
+    expect(replayRun(recordedRun(), DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
+  });
+});

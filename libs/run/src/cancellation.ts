@@ -1,0 +1,85 @@
+import { StagecraftError, toolErrorText } from '@stagecraft/contracts';
+import { Batch } from './batch';
+import { RunInput } from './inputs';
+import { RunState } from './state';
+
+type Cancelled = Extract<RunState, { status: 'cancelled' }>;
+
+const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
+
+/** Cancels a running run; a run that has ended already stays as it ended (nothing is appended). */
+export function cancel(batch: Batch, input: Extract<RunInput, { type: 'RunCancelled' }>): void {
+  const { state } = batch;
+  if (state.status === 'new') throw new StagecraftError('NOT_FOUND', 'no such run');
+  if (state.status !== 'running') return;
+  batch.add('RunCancelled', { by: input.by, reason: input.reason, stage: state.current?.stage });
+}
+
+/**
+ * A cancelled run decides nothing more, but what was in flight when it was cancelled still happened:
+ * a tool call's result (interrupted, usually) and a model call's request and answer are recorded, once,
+ * so the log says what the call did and the call is never run again. Anything else is dropped; a
+ * person's answer to an approval the run no longer waits for is a conflict.
+ */
+export function recordLate(input: RunInput, state: Cancelled, batch: Batch): void {
+  const { step } = state.current ?? { step: null };
+  const open = (callId: string) => (step?.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined);
+  switch (input.type) {
+    case 'ToolAnswered': {
+      const call = open(input.callId);
+      if (!call) return;
+      const { tool, ok, output, truncated, durationMs, interrupted } = input.result;
+      batch.add('ToolCallCompleted', {
+        callId: call.callId,
+        tool,
+        ok,
+        output,
+        truncated,
+        durationMs,
+        ...(interrupted ? { interrupted } : {}),
+      });
+      return;
+    }
+    case 'ToolCallFailed': {
+      const call = open(input.callId);
+      if (!call) return;
+      const { code, message } = input.fault;
+      if (REFUSALS.has(code)) {
+        batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: state.current!.stage, code, reason: message });
+        return;
+      }
+      const output = toolErrorText({ code: 'INTERRUPTED', problem: `the run was cancelled during the call (${message})`, retry: 'none' });
+      batch.add('ToolCallCompleted', {
+        callId: call.callId,
+        tool: call.tool,
+        ok: false,
+        output,
+        truncated: false,
+        durationMs: 0,
+        interrupted: true,
+      });
+      return;
+    }
+    case 'ModelAnswered':
+      if (step?.kind !== 'ask' && step?.kind !== 'asked') return;
+      if (input.request) batch.add('ModelRequested', input.request);
+      batch.add('ModelResponded', input.response);
+      return;
+    case 'ModelCallFailed':
+      if (input.request && step?.kind === 'ask') batch.add('ModelRequested', input.request);
+      return;
+    case 'ApprovalAnswered':
+    case 'RunRequested':
+      throw new StagecraftError('CONFLICT', `run ${state.start.runId} was cancelled`);
+    case 'RunCancelled':
+    case 'RunResumed':
+    case 'RunStopped':
+    case 'ReviewReturned':
+    case 'ReviewFailed':
+      return;
+    default: {
+      const unreachable: never = input;
+      throw new StagecraftError('INTERNAL', `unknown input ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
