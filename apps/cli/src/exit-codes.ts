@@ -37,6 +37,7 @@ export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {
   switch (reply.code) {
     case 'UNAVAILABLE':
     case 'TIMEOUT':
+    case 'STORE_FULL':
       return EXIT.unreachable;
     case 'INTERNAL':
       return EXIT.failed;
@@ -50,6 +51,6 @@ export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {
 /** How a followed run ended: waiting, failed (an unreachable dependency is told apart), needs work, or done. */
 export function exitCodeOfRun(result: { waiting: unknown; failed: boolean; failureCode?: string; deliveryState: string | null }): ExitCode {
   if (result.waiting) return EXIT.waiting;
-  if (result.failed) return result.failureCode === 'UNAVAILABLE' ? EXIT.unreachable : EXIT.failed;
+  if (result.failed) return result.failureCode === 'UNAVAILABLE' || result.failureCode === 'STORE_FULL' ? EXIT.unreachable : EXIT.failed;
   return result.deliveryState === 'NEEDS_WORK' ? EXIT.failed : EXIT.done;
 }

@@ -19,6 +19,11 @@ export const ErrorCode = z.enum([
   'CONFIGURATION',
   /** Stored data is damaged (an event store file that fails its integrity check): retrying will not help. */
   'CORRUPT',
+  /**
+   * The disk holding the event store is full: the append can succeed once space is freed. Not
+   * `UNAVAILABLE`, which callers retry as an absent service: a full disk does not empty itself.
+   */
+  'STORE_FULL',
   'INTERNAL',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

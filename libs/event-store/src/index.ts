@@ -13,6 +13,7 @@ export { ConcurrencyError, type ActualRevision } from './errors';
 export { createMemoryEventStore } from './memory/memory-event-store';
 export { createMemoryCheckpointStore } from './memory/memory-checkpoints';
 export { createSqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store';
+export { isStoreFull } from './sqlite/sqlite-errors';
 export { createKurrentDbEventStore, type KurrentDbEventStoreOptions } from './kurrentdb/kurrentdb-event-store';
 export { normalizeKurrentDbConnectionString } from './kurrentdb/connection-string';
 export {

@@ -90,5 +90,10 @@ export interface EventStore extends EventReader, EventWriter {
   readonly kind: EventStoreKind;
   /** Checkpoints kept next to the events, in the same engine. */
   readonly checkpoints: CheckpointStore;
+  /**
+   * Gives back the room an adapter keeps for the disk filling up (sqlite: a file next to the store),
+   * so the append that records why a run stopped still fits; true when there was any.
+   */
+  releaseReserve?(): boolean;
   close(): Promise<void>;
 }

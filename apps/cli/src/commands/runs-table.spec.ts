@@ -33,11 +33,12 @@ describe('the runs table', () => {
       failure: null,
       cost: { amount: 0.5, currency: 'USD', priced: true },
       stuck: true,
+      resumable: true,
     };
     const [, , row] = formatRuns([run], new Date('2026-11-22T10:01:30.000Z')).split('\n');
     expect(row.split(/\s{2,}/)).toEqual([
       'r-1',
-      'running (stuck)',
+      'running (stuck, resumable)',
       'act',
       '2026-11-22 10:00:00Z',
       '1m30s',

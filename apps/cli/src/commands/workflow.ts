@@ -92,7 +92,7 @@ export async function followWorkflow(
       else if (view.status === 'completed') write(`✔ completed: ${view.summary ?? ''}`);
       else if (view.status === 'cancelled') write(`✘ ${view.summary ?? 'cancelled'}`);
       else write(`✘ failed (${view.failure?.code}): ${view.failure?.reason}`);
-      if (!flags.json) for (const line of keptLines(view)) write(line);
+      if (!flags.json) for (const line of [...keptLines(view), ...keptCopies(view)]) write(line);
       return view.status === 'completed' ? EXIT.done : EXIT.failed;
     }
     const pending = view.pendingApproval;
@@ -157,6 +157,16 @@ export function formatWorkflowTree(view: WorkflowView): string {
     for (const w of view.worktrees) lines.push(`  ${w.agentId}${w.ticketId ? ` (ticket ${w.ticketId})` : ''} ${w.state}: ${w.path}`);
   }
   return lines.join('\n');
+}
+
+/** The ticket copies a finished workflow keeps (not merged, or merged with a conflict), and where they are. */
+export function keptCopies(view: WorkflowView): string[] {
+  const kept = view.worktrees.filter((w) => w.state !== 'merged');
+  if (kept.length === 0) return [];
+  return [
+    `ticket copies kept (${kept.length}):`,
+    ...kept.map((w) => `  ${w.agentId}${w.ticketId ? ` (ticket ${w.ticketId})` : ''} ${w.state}: ${w.path}`),
+  ];
 }
 
 /** What a merge left for the user: each file kept as they have it, and where the ticket's version is. */

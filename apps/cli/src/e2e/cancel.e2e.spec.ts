@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RunSummary, StagecraftEvent, runEvents, streams, toolCallEvents } from '@stagecraft/contracts';
 import { EventReader, createSqliteEventStore, readEvents } from '@stagecraft/event-store';
+import { connectNatsBus, createRequester, natsConnectionOf } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { QA_PASS_REPORT, REPO_ROOT, eventually, macroReasoning, microReasoning, runCli, toolResultsIn } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
@@ -173,6 +174,17 @@ describe('runs cancel, run.cancel and cancel_run over NATS (distributed)', () =>
     expect((await runLog(system.store, runId)).length).toBe(before);
   }, 90_000);
 
+  it('Ctrl-C on chat --nats-url cancels the run over NATS and exits 130 once it has settled', async () => {
+    const { child, runId: started } = chatUntilCommand(
+      ['Run the long command', '--root', project, '--mode', 'agent', '--reasoning', '--nats-url', system.nats.url],
+      env,
+    );
+    const runId = await started;
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(130);
+    await expectCancelled(system.store, runId, 'user', 'Ctrl-C at the terminal');
+  }, 90_000);
+
   it('a bad or unknown cancel request is refused with a structured error and appends nothing', async () => {
     const runId = await runInCommand();
     const ask = async (body: unknown) =>
@@ -204,6 +216,24 @@ describe('runs cancel, run.cancel and cancel_run over NATS (distributed)', () =>
     expect(await ask({ runId, by: 'operator', reason: 'test done' })).toMatchObject({ ok: true, data: { outcome: 'cancelled' } });
     await expectCancelled(system.store, runId, 'operator', 'test done');
   }, 90_000);
+
+  it("a client may ask for a cancellation but not read others' (run.cancel is not theirs to subscribe to)", async () => {
+    const bus = await connectNatsBus({ servers: system.clients.servers, auth: system.clients.auth }, 'cancel-e2e-client');
+    try {
+      const heard = new Promise<string>((resolve) => {
+        natsConnectionOf(bus)!.subscribe(`${prefix}.run.cancel`, {
+          callback: (error, msg) => resolve(error ? error.message : `received ${msg.subject}`),
+        });
+      });
+      const requester = createRequester(bus, { prefix, newId: randomUUID, timeoutMs: 10_000 });
+      await expect(requester.request('run.cancel', { runId: `no-such-${randomUUID()}`, by: 'cli' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+      expect(await heard).toMatch(/Permissions Violation/i);
+    } finally {
+      await bus.close();
+    }
+  });
 
   it('the MCP tool cancel_run cancels a run', async () => {
     const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'LOG_LEVEL' && e[1] !== undefined);

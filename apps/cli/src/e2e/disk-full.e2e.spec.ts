@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunSummary } from '@stagecraft/contracts';
 import { ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { REPO_ROOT, macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
 
@@ -12,6 +13,7 @@ import { REPO_ROOT, macroReasoning, microReasoning, toolResultsIn } from '@stage
  */
 
 const STORE_KB = 640;
+const RUNS_MARK = '=== runs ===';
 const canUnshare = spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'true']).status === 0;
 const notRun = canUnshare ? undefined : 'user namespaces are not available here (unshare --user --map-root-user --mount failed)';
 if (notRun) {
@@ -50,7 +52,10 @@ function script(request: { stage?: string; body: { messages?: { role: string }[]
   it('ends the run with the real cause instead of hanging', async () => {
     const store = join(dir, 'store');
     const cli = join(REPO_ROOT, 'apps', 'cli', 'bin', 'stagecraft.cjs');
-    const command = `mount -t tmpfs -o size=${STORE_KB}k stagecraft-full "${store}" && exec "${process.execPath}" "${cli}" chat "Read big.txt" --root "${join(dir, 'project')}" --mode agent --reasoning --timeout 60000 --store "sqlite:${store}/events.db"`;
+    // The tmpfs lives as long as the namespace: the run is read back from it inside the same shell.
+    const command =
+      `mount -t tmpfs -o size=${STORE_KB}k stagecraft-full "${store}" && { "${process.execPath}" "${cli}" chat "Read big.txt" --root "${join(dir, 'project')}" --mode agent --reasoning --timeout 60000 --store "sqlite:${store}/events.db"; code=$?; ` +
+      `echo "${RUNS_MARK}"; "${process.execPath}" "${cli}" runs list --json --store "sqlite:${store}/events.db"; exit $code; }`;
     const started = Date.now();
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', command], {
@@ -63,10 +68,23 @@ function script(request: { stage?: string; body: { messages?: { role: string }[]
       child.once('exit', (code) => resolve({ code, output }));
     });
     const seconds = (Date.now() - started) / 1000;
-    expect({ code: result.code === 0 ? 0 : 'failed', output: result.output }).toEqual({
+    const [chatOutput, listed] = result.output.split(RUNS_MARK);
+    expect({ code: result.code === 0 ? 0 : 'failed', output: chatOutput }).toEqual({
       code: 'failed',
       output: expect.stringMatching(/full/i),
     });
+    // Not left `running` with nothing driving it: the store's reserve made room for the cause.
+    const runs = (
+      JSON.parse(
+        listed
+          .trim()
+          .split('\n')
+          .find((line) => line.startsWith('{')) ?? '{}',
+      ) as { runs?: RunSummary[] }
+    ).runs;
+    expect(runs).toEqual([
+      expect.objectContaining({ status: 'failed', failure: { code: 'STORE_FULL', reason: expect.stringMatching(/full/) } }),
+    ]);
     expect(result.output).not.toMatch(/no transaction is active/);
     expect(result.output).not.toMatch(/did not finish within/);
     expect(seconds).toBeLessThan(55);

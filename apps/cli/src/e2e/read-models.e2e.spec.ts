@@ -251,7 +251,7 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
       'DELIVERY',
       'QA',
     ]);
-    expect(rowOf(table, runIds.killed)?.[1]).toBe('running (stuck)');
+    expect(rowOf(table, runIds.killed)?.[1]).toBe('running (stuck, resumable)');
   }, 60_000);
 
   it('runs list rejects a bad status with a usage error and changes nothing', async () => {

@@ -9,6 +9,9 @@ export const SQLITE_CONSTRAINT_UNIQUE = 2067;
 export const sqliteErrorCode = (error: unknown): number | undefined =>
   typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' ? error.errcode : undefined;
 
+/** An append refused because the disk holding the store is full (the error `toAppendError` made of it). */
+export const isStoreFull = (error: unknown): boolean => error instanceof StagecraftError && error.code === 'STORE_FULL';
+
 /** A locked file or a full disk is an availability problem, not a bug: the append can succeed later. */
 export function toAppendError(error: unknown, stream: string): unknown {
   // Extended codes keep the primary code in their low byte (SQLITE_FULL is reported as-is, BUSY may be extended).
@@ -18,7 +21,7 @@ export function toAppendError(error: unknown, stream: string): unknown {
         cause: error,
       });
     case SQLITE_FULL:
-      return new StagecraftError('UNAVAILABLE', `event store is full (${(error as Error).message}) while appending to '${stream}'`, [], {
+      return new StagecraftError('STORE_FULL', `event store is full (${(error as Error).message}) while appending to '${stream}'`, [], {
         cause: error,
       });
     case SQLITE_CORRUPT:

@@ -15,6 +15,7 @@ import { prepareStatements, type EventRow, type Statements } from './statements'
 import { createSqliteCheckpointStore } from './sqlite-checkpoints';
 import { SQLITE_CONSTRAINT_UNIQUE, corruptStore, isCorruption, sqliteErrorCode, toAppendError } from './sqlite-errors';
 import { checkIntegrity } from './integrity';
+import { keepReserve, releaseReserve } from './reserve';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision, NewEvent, Position, RecordedEvent } from '../port';
 
 export interface SqliteEventStoreOptions {
@@ -85,6 +86,8 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const pollMs = options.pollIntervalMs ?? 25;
   const recent = new RecentAppends();
   const heads = new HeadHashes();
+  const file = options.path === ':memory:' ? null : options.path;
+  if (file) keepReserve(file);
 
   const store: EventStore = {
     kind: 'sqlite',
@@ -150,6 +153,8 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       subscriptions.add(subscription);
       return subscription;
     },
+
+    releaseReserve: () => (file ? releaseReserve(file) : false),
 
     async close() {
       await Promise.all([...subscriptions].map((s) => s.close()));

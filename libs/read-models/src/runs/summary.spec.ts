@@ -19,9 +19,11 @@ describe('runs as a caller reads them', () => {
   };
 
   it('prices each run and judges it stuck at the reader’s clock, newest first', () => {
-    expect(listRunSummaries(view, { limit: 10 }, reading).map(({ runId, cost, stuck }) => ({ runId, cost, stuck }))).toEqual([
-      { runId: 'r-busy', cost: { amount: 0, currency: 'USD', priced: true }, stuck: false },
-      { runId: 'r-idle', cost: { amount: 1, currency: 'USD', priced: true }, stuck: true },
+    expect(
+      listRunSummaries(view, { limit: 10 }, reading).map(({ runId, cost, stuck, resumable }) => ({ runId, cost, stuck, resumable })),
+    ).toEqual([
+      { runId: 'r-busy', cost: { amount: 0, currency: 'USD', priced: true }, stuck: false, resumable: true },
+      { runId: 'r-idle', cost: { amount: 1, currency: 'USD', priced: true }, stuck: true, resumable: true },
     ]);
   });
 

@@ -3,8 +3,11 @@ import { readEvents } from '@stagecraft/event-store';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 import { auditRun, replayRun, DEFAULT_RUN_LIMITS } from '@stagecraft/run';
 import { Host } from '@stagecraft/service-shell';
-import { readWriteAgentScript } from '@stagecraft/testing';
+import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
+import { eventually, macroReasoning, readWriteAgentScript } from '@stagecraft/testing';
 import { EmbeddedServices, runToEnd, startEmbedded } from './embedded.spec-helper';
+import { RunRegistry } from './run-registry';
+import { RUN_REGISTRY } from './tokens';
 
 /**
  * `run.cancel`, embedded: a run that waits for a person is cancelled with nothing more decided, an
@@ -107,5 +110,54 @@ describe('run.cancel, embedded', () => {
       code: 'NOT_FOUND',
     });
     expect(await storedOf(host, runId)).toHaveLength(before.length);
+  });
+});
+
+/** The model takes 30 s over the acting step: long enough that only an aborted call ends sooner. */
+const slowModel = (request: RecordedRequest): ScriptedReply =>
+  request.stage === 'warmup' ? { content: `${macroReasoning()}\nI will think long.` } : { content: 'late', delayMs: 30_000 };
+
+describe('run.cancel during a model call, embedded', () => {
+  let embedded: EmbeddedServices;
+
+  beforeAll(async () => {
+    embedded = await startEmbedded({ script: slowModel, dirPrefix: 'stagecraft-cancel-model-', readme: '# Sample\n' });
+  });
+  afterAll(() => embedded?.close());
+
+  it('aborts the call in flight and records its request, without an answer', async () => {
+    const { host, project, server } = embedded;
+    const runId = newRunId();
+    await host.ports.requester.request('conversation.send', {
+      runId,
+      message: 'Think about it',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
+    await eventually(
+      async () => (server.requests.some((r) => r.stage === 'act' && r.headers['x-stagecraft-run-id'] === runId) ? true : undefined),
+      'the acting request to reach the model',
+    );
+    // A notice is only a hint: one that the log does not bear out stops nothing (anyone on the bus may send one).
+    const registry = host.running.app.get<RunRegistry>(RUN_REGISTRY, { strict: false });
+    const before = await storedOf(host, runId);
+    expect(await registry.noticeCancelled(runId)).toBe(false);
+    host.ports.bus.publish('stagecraft.run.cancelled', 'not json');
+    host.ports.bus.publish('stagecraft.run.cancelled', JSON.stringify({ runId, more: 'fields' }));
+    host.ports.bus.publish('stagecraft.tool.cancel', JSON.stringify({ callId: '../../etc' }));
+    expect(await storedOf(host, runId)).toHaveLength(before.length);
+
+    expect(await host.ports.requester.request('run.cancel', { runId, by: 'operator', reason: 'stop thinking' })).toMatchObject({
+      outcome: 'cancelled',
+    });
+    const stored = await eventually(async () => {
+      const log = await storedOf(host, runId);
+      return log.at(-1)?.type === 'ModelRequested' ? log : undefined;
+    }, 'the aborted request to be recorded');
+    const types = stored.map((e) => e.type);
+    expect(types.slice(types.indexOf('RunCancelled'))).toEqual(['RunCancelled', 'ModelRequested']);
+    expect(stored.at(-1)).toMatchObject({ data: { stage: 'act' } });
+    expect(replayRun(stored, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
   });
 });

@@ -1,5 +1,5 @@
 import { StagecraftEvent, toErrorReply } from '@stagecraft/contracts';
-import { catchUpProjection } from '@stagecraft/event-store';
+import { catchUpProjection, isStoreFull } from '@stagecraft/event-store';
 import { inProcessLeases, leaseKey, publishRunEvent } from '@stagecraft/messaging';
 import { Fault } from '@stagecraft/run';
 import { activeRunsProjection } from './active-runs';
@@ -226,6 +226,20 @@ export class RunRegistry {
     await Promise.all([...this.held.values()].map((lease) => lease.release()));
   }
 
+  /**
+   * Records the stop; when the disk is full, once more after giving back the store's reserve, so the
+   * run ends with its cause instead of staying `running` with nothing driving it.
+   */
+  private async recordStopMakingRoom(log: RunLog, fault: Fault): Promise<void> {
+    try {
+      await this.recordStop(log, fault);
+    } catch (error) {
+      if (!isStoreFull(error) || !this.ports.store.releaseReserve?.()) throw error;
+      this.ports.logger.warn({ runId: log.runId }, 'event store is full: its reserve is given back to record why the run stopped');
+      await this.recordStop(log, fault);
+    }
+  }
+
   private async stopped(log: RunLog, error: unknown): Promise<void> {
     const fault = toErrorReply(error);
     if (fault.code === 'CONFLICT') {
@@ -239,7 +253,7 @@ export class RunRegistry {
     );
     if (state.status !== 'running') return;
     try {
-      await this.recordStop(log, fault);
+      await this.recordStopMakingRoom(log, fault);
     } catch (appendError) {
       if (toErrorReply(appendError).code === 'CONFLICT') {
         this.ports.logger.info({ runId: log.runId }, 'run is driven by another writer; its failure is theirs to record');

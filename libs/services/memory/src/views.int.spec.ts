@@ -289,6 +289,7 @@ describe.each(TRANSPORTS)('the memory service’s read models over %s, on a SQLi
         failure: null,
         cost: { amount: 2 + 2 + 0.5 + 0.5, currency: 'USD', priced: true },
         stuck: false,
+        resumable: false,
       });
       expect(await request('runs.get', { runId: 'rs-unknown' })).toEqual({ run: null, position: expect.any(String) });
     });

@@ -74,14 +74,18 @@ async function unifiedDiff(ours: Buffer | null, theirs: Buffer | null): Promise<
   });
 }
 
+/** The digest of the root's file at `path`: null when there is none, `other` when it is not a regular file. */
+function currentDigest(realRoot: string, path: string): string | null {
+  const now = rootSide(realRoot, path);
+  return now.kind === 'file' ? sha256(now.bytes) : now.kind === 'absent' ? null : 'other';
+}
+
 /** Writes (or deletes) one file of the root through the pinned writers, if the user's file is still what was read. */
 async function writeRoot(realRoot: string, path: string, expected: string | null, bytes: Buffer | null, mode?: number): Promise<boolean> {
   try {
     const target = await resolveWritableInsideRoot(realRoot, path);
-    const now = rootSide(realRoot, path);
-    const current = now.kind === 'file' ? sha256(now.bytes) : now.kind === 'absent' ? null : 'other';
     // The user saved the file while the merge ran: their version stays, the ticket's becomes a conflict.
-    if (current !== expected) return false;
+    if (currentDigest(realRoot, path) !== expected) return false;
     if (bytes === null) removeInsideRoot(realRoot, target, path);
     else writeInsideRoot(realRoot, target, path, bytes, mode === undefined ? {} : { mode });
     return true;
@@ -193,6 +197,8 @@ export async function applyResolutions(
   const unresolved: { path: string; reason: string }[] = [];
   for (const r of resolutions) {
     if (skipped(r.path)) unresolved.push({ path: r.path, reason: 'a protected path' });
+    else if (currentDigest(root, r.path) === sha256(Buffer.from(r.content, 'utf8')))
+      resolved.push(r.path); // applied before a restart
     else if (r.userSha256 === undefined) unresolved.push({ path: r.path, reason: 'the merge did not record the user’s version' });
     else if (await writeRoot(root, r.path, r.userSha256, Buffer.from(r.content, 'utf8'))) resolved.push(r.path);
     else unresolved.push({ path: r.path, reason: 'the user changed the file since the merge, or it cannot be written' });

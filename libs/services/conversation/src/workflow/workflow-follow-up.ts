@@ -83,7 +83,20 @@ async function runEffects(ports: DriverPorts, registry: RunRegistry, log: Workfl
       }
     } else if (effect.kind === 'merge') {
       const agents = effect.agents.flatMap((run) => (run.worktree ? [{ agentId: run.agentId, worktree: run.worktree }] : []));
-      const result = await mergeWorktrees(state.start.projectRoot, agents);
+      let result: Awaited<ReturnType<typeof mergeWorktrees>>;
+      try {
+        result = await mergeWorktrees(state.start.projectRoot, agents);
+      } catch (error) {
+        // The merge could not run: the workflow ends there, its copies kept and listed (nothing is lost).
+        const fault = toErrorReply(error);
+        ports.logger.error({ workflowId, err: fault.message }, 'ticket changes could not be merged');
+        await log.decide({
+          type: 'WorkflowStopped',
+          fault: { code: fault.code, message: `the ticket changes could not be merged: ${fault.message}` },
+          at: now(ports),
+        });
+        continue;
+      }
       ports.logger.info({ workflowId, merged: result.merged.length, conflicts: result.conflicts.length }, 'ticket changes merged');
       const snapshotId = state.start.snapshot?.id;
       await log.decide({ type: 'WorktreesMerged', ...result, ...(snapshotId ? { snapshotId } : {}), at: now(ports) });

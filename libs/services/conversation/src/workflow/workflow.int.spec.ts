@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StagecraftEvent, WorkflowView, runEvents, streams, workflowEvents } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
@@ -219,5 +219,36 @@ describe('workflows, embedded, with the scripted agents', () => {
     );
     expect(after.conflicts).toEqual([]);
     expect(after.worktrees.map((w) => w.state)).toEqual(['merged', 'merged']);
+  }, 120_000);
+
+  it('ends a workflow whose merge cannot run, keeping every ticket copy and saying where it is', async () => {
+    await start();
+    const { view: waiting } = await run({ gates: { afterPlanning: false, beforeMerge: true } });
+    expect(waiting.pendingApproval?.kind).toBe('before_merge');
+    expect(waiting.worktrees).toHaveLength(2);
+    // What a copy started from is no longer readable: the merge cannot tell what the ticket changed.
+    writeFileSync(`${waiting.worktrees[0].path}.base.json`, '{ not json');
+    const { requester } = system.host.ports;
+    await requester.request('approval.answer', {
+      id: waiting.workflowId,
+      approvalId: waiting.pendingApproval!.approvalId,
+      decision: 'approve',
+    });
+    const end = await eventually(
+      async () => {
+        const v = await requester.request('workflow.get', { workflowId: waiting.workflowId });
+        return v.status === 'failed' || v.status === 'completed' ? v : undefined;
+      },
+      'the workflow to end',
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    expect(end.status).toBe('failed');
+    expect(end.failure?.reason).toMatch(/^the ticket changes could not be merged: /);
+    expect(end.worktrees.map((w) => [w.ticketId, w.state])).toEqual([
+      ['T1', 'not-merged'],
+      ['T2', 'not-merged'],
+    ]);
+    for (const w of end.worktrees) expect(existsSync(w.path)).toBe(true);
+    expect(existsSync(join(system.project, 'WORKFLOW_T1.md'))).toBe(false);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mergeWorktrees } from './merge-back';
+import { applyResolutions, mergeWorktrees } from './merge-back';
 import { readSnapshot, takeSnapshot } from './snapshot';
 import { changesIn, isolationFor, prepareWorktree, removeMergedWorktrees, removeWorktrees } from './worktrees';
 
@@ -131,6 +131,29 @@ describe('ticket agents’ copies of a project', () => {
     ]);
     expect(readFileSync(join(root, 'logo.bin'))).toEqual(Buffer.from([9, 1, 2, 3]));
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('the user’s readme\n');
+  });
+
+  it('applies a collector’s resolution only over the user’s file the merge left, once', async () => {
+    writeFileSync(join(root, 'later.md'), 'changed again\n');
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    const resolutions = [
+      { path: 'README.md', content: 'resolved\n', userSha256: digest('readme\n') },
+      { path: 'later.md', content: 'resolved\n', userSha256: digest('as merged\n') },
+      { path: '.stagecraft/events.db', content: 'x', userSha256: digest('store') },
+    ];
+    const first = await applyResolutions(root, resolutions);
+    expect(first).toEqual({
+      resolved: ['README.md'],
+      unresolved: [
+        { path: 'later.md', reason: expect.stringContaining('changed the file since the merge') },
+        { path: '.stagecraft/events.db', reason: 'a protected path' },
+      ],
+    });
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('resolved\n');
+    expect(readFileSync(join(root, 'later.md'), 'utf8')).toBe('changed again\n');
+    expect(readFileSync(join(root, '.stagecraft', 'events.db'), 'utf8')).toBe('store');
+    // A restart that applies them again finds the first already in place.
+    expect((await applyResolutions(root, resolutions)).resolved).toEqual(['README.md']);
   });
 
   it('starts a git worktree from the snapshot: uncommitted edits and untracked files in, ignored files out', async () => {
