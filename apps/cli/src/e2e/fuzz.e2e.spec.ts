@@ -56,6 +56,7 @@ const wellFormed: { [S in RequestSubject]: RequestOf<S> } = {
     projectRoot: '/tmp/fuzz-project',
   },
   'conversation.run.get': { runId: 'run-fuzz' },
+  'conversation.run.resume': { runId: 'run-fuzz' },
   'run.cancel': { runId: 'run-fuzz', by: 'cli', reason: 'fuzzing' },
   'approval.answer': { id: 'run-fuzz', approvalId: 'run-fuzz.c1.approval', decision: 'deny', reason: 'not now' },
   'conversation.fork': { runId: 'run-fuzz', atRevision: 2, newRunId: 'run-fuzz-fork' },
