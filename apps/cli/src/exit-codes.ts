@@ -30,7 +30,8 @@ Exit codes:
   3  a dependency is unreachable: NATS, the event store or the model endpoint;
      for health, a service or a required dependency is down
   4  waiting for approval: answer with \`stagecraft approve <id>\`
-  5  the event store is damaged (its file fails the integrity check): restore it from a backup`;
+  5  the event store is damaged (its file fails the integrity check): restore it from a backup
+  130  chat or runs resume was interrupted with Ctrl-C (the run was cancelled, or left at a second press)`;
 
 /** An error a command threw: unreachable and timed-out dependencies are 3, a fault of ours 1, the rest bad input. */
 export function exitCodeOfError(reply: Pick<ErrorReply, 'code'>): ExitCode {

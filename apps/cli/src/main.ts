@@ -172,7 +172,8 @@ runs
   .addOption(storeOption())
   .action(async (runId: string, flags: ResumeFlags & ConnectionFlags) => {
     const { resumeRun } = await load(() => import('./commands/resume.js'));
-    process.exitCode = exitCodeOfRun(await resumeRun(runId, flags, await config(flags)));
+    const result = await resumeRun(runId, flags, await config(flags));
+    process.exitCode = result.interrupted ? 130 : exitCodeOfRun(result);
   });
 runs
   .command('cancel')

@@ -2,6 +2,7 @@ import { RunInput } from './inputs';
 import { AT, MACRO, When, call, given, like, micro, recordedRun, reply, requested, reviewed } from './given.spec-helper';
 import { nextStep } from './next-step';
 import { replayRun } from './replay';
+import { NEVER_MADE } from './cancellation';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { runViewOf } from './run-view';
 import { RunState } from './state';
@@ -40,11 +41,45 @@ describe('decide: cancellation', () => {
     expect(runViewOf(state, 1)).toMatchObject({ status: 'cancelled', answer: null });
   });
 
+  it('keeps a reason within bounds (a workflow quotes its own)', () => {
+    const { events } = inTool.when(cancelled('w'.repeat(600))).then(like('RunCancelled'));
+    const { reason } = events[0].data as { reason: string };
+    expect(reason).toHaveLength(500);
+    expect(reason.endsWith('…')).toBe(true);
+  });
+
   it('records the interrupted call that was in flight, once, and decides nothing on it', () => {
     const stopped = inTool.after(cancelled());
     const { state } = stopped.when(interrupted).then(like('ToolCallCompleted', { callId: CALL_ID, ok: false, interrupted: true }));
     expect(state.status).toBe('cancelled');
     stopped.after(interrupted).when(interrupted).thenNothing();
+  });
+
+  it('closes at once the calls that cannot be running: those after the first, and one that waits for a person', () => {
+    const two = acting.after(reply(`${micro()}\nRunning.`, [call('run_command', { command: 'sleep' }), call('read_file')]));
+    two
+      .when(cancelled())
+      .then(like('RunCancelled'), like('ToolCallRejected', { callId: 'r1.m2.call_read_file', code: 'CONFLICT', reason: NEVER_MADE }));
+    const asks = { ...(requested('agent', false) as Extract<RunInput, { type: 'RunRequested' }>), approve: 'commands' as const };
+    const waiting = given().after(asks, reply('Running.', [call('run_command', { command: 'sleep' })]));
+    expect(nextStep(waiting.state).kind).toBe('await_approval');
+    const { state } = waiting
+      .when(cancelled())
+      .then(like('RunCancelled'), like('ToolCallRejected', { callId: 'r1.m1.call_run_command', code: 'CONFLICT' }));
+    expect(state).toMatchObject({ status: 'cancelled', pendingApproval: null, current: { step: { kind: 'ask' } } });
+  });
+
+  it('closes the calls its stopped driver never made, and replays them the same', () => {
+    const stopped = inTool.after(cancelled());
+    stopped
+      .when({ type: 'RunStopped', fault: { code: 'CONFLICT', message: 'the run was cancelled' }, at: AT })
+      .then(like('ToolCallRejected', { callId: CALL_ID, code: 'CONFLICT', reason: NEVER_MADE }));
+    stopped
+      .after(interrupted)
+      .when({ type: 'RunStopped', fault: { code: 'CONFLICT', message: 'x' }, at: AT })
+      .thenNothing();
+    const log = stopped.after({ type: 'RunStopped', fault: { code: 'CONFLICT', message: 'the run was cancelled' }, at: AT }).events;
+    expect(replayRun(log, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
   });
 
   it('records a tool service that could not answer as an interrupted call, and a refusal as a refusal', () => {

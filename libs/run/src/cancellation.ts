@@ -1,18 +1,41 @@
 import { StagecraftError, toolErrorText } from '@stagecraft/contracts';
 import { Batch } from './batch';
 import { RunInput } from './inputs';
-import { RunState } from './state';
+import { OpenToolCall, RunState } from './state';
 
 type Cancelled = Extract<RunState, { status: 'cancelled' }>;
 
 const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
+
+/** What `RunCancelled.reason` holds at most; a longer reason (a workflow's, which quotes its own) is cut. */
+export const MAX_CANCEL_REASON = 500;
 
 /** Cancels a running run; a run that has ended already stays as it ended (nothing is appended). */
 export function cancel(batch: Batch, input: Extract<RunInput, { type: 'RunCancelled' }>): void {
   const { state } = batch;
   if (state.status === 'new') throw new StagecraftError('NOT_FOUND', 'no such run');
   if (state.status !== 'running') return;
-  batch.add('RunCancelled', { by: input.by, reason: input.reason, stage: state.current?.stage });
+  const reason = input.reason.length > MAX_CANCEL_REASON ? `${input.reason.slice(0, MAX_CANCEL_REASON - 1)}…` : input.reason;
+  batch.add('RunCancelled', { by: input.by, reason, stage: state.current?.stage });
+  // Only the first open call can be running (the calls run one at a time, and none while it waits for a
+  // person): the others are closed now, as never made.
+  const step = state.current?.step;
+  if (step?.kind !== 'tools') return;
+  const awaited = state.pendingApproval?.callId;
+  closeNeverMade(
+    batch,
+    step.open.filter((call, i) => i > 0 || call.callId === awaited),
+  );
+}
+
+/** Why a call a cancelled run never made is closed; `ToolCallRejected` with `CONFLICT` says it on the run. */
+export const NEVER_MADE = 'not made: the run was cancelled (a record of an earlier attempt, if any, is on its toolcall stream)';
+
+function closeNeverMade(batch: Batch, calls: readonly OpenToolCall[]): void {
+  const stage = batch.state.status === 'new' ? undefined : batch.state.current?.stage;
+  if (!stage) return;
+  for (const call of calls)
+    batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: 'CONFLICT', reason: NEVER_MADE });
 }
 
 /**
@@ -71,9 +94,12 @@ export function recordLate(input: RunInput, state: Cancelled, batch: Batch): voi
     case 'ApprovalAnswered':
     case 'RunRequested':
       throw new StagecraftError('CONFLICT', `run ${state.start.runId} was cancelled`);
+    case 'RunStopped':
+      // The driver has stopped: a call still open was never made by it.
+      if (step?.kind === 'tools') closeNeverMade(batch, step.open);
+      return;
     case 'RunCancelled':
     case 'RunResumed':
-    case 'RunStopped':
     case 'ReviewReturned':
     case 'ReviewFailed':
       return;

@@ -185,6 +185,8 @@ function lateAnswer(next: RecordedRunEvent, after: RecordedRunEvent | undefined,
     case 'ToolCallCompleted':
       return { type: 'ToolAnswered', callId: next.data.callId, result: { ...next.data, replayed: false }, at };
     case 'ToolCallRejected':
+      // Calls closed as never made are closed together, when the driver stopped.
+      if (next.data.code === 'CONFLICT') return { type: 'RunStopped', fault: { code: 'CONFLICT', message: next.data.reason }, at };
       return { type: 'ToolCallFailed', callId: next.data.callId, fault: { code: next.data.code, message: next.data.reason }, at };
     case 'ModelRequested':
       if (after?.type === 'ModelResponded') return { type: 'ModelAnswered', request: next.data, response: after.data, at };

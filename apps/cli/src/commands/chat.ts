@@ -184,7 +184,7 @@ async function continueEarlierRuns(
       continue;
     }
     last = await followResumed(system, config, run.runId, flags);
-    if (last.failed || last.waiting) return { conversationId, stop: last };
+    if (last.failed || last.waiting || last.interrupted) return { conversationId, stop: last };
   }
   return { conversationId, last };
 }
@@ -222,6 +222,7 @@ export async function followRun<R extends { conversationId: string }>(
   const live = !flags.json && process.stdout.isTTY ? followLiveText(bus, prefix, runId, process.stdout) : null;
   const ended = new Promise<RunEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
+    let cancelledSeen = false;
     subscribeRunEvents(bus, prefix, runId, (event) => {
       events.push(event);
       if (flags.json) write(JSON.stringify(event));
@@ -232,8 +233,10 @@ export async function followRun<R extends { conversationId: string }>(
       }
       if (event.type === 'StageEntered') live?.stage(event.data.stage);
       if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
-      // A cancelled run has settled once the calls it had in flight are recorded (interrupted, usually).
-      if (cancelledAndSettled(events)) resolveEnd(event);
+      // A cancelled run has settled once the calls it had in flight are recorded (interrupted, usually);
+      // folded only from the cancellation on, which is a few events from the end.
+      if (event.type === 'RunCancelled') cancelledSeen = true;
+      if (cancelledSeen && cancelledAndSettled(events)) resolveEnd(event);
       if (event.type !== 'ApprovalRequested') return;
       live?.stop();
       if (approvals.kind === 'stop') resolveEnd(event);

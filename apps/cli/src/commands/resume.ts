@@ -3,7 +3,7 @@ import { openEventStore } from '@stagecraft/event-store';
 import { memoryConfigFromEnv } from '@stagecraft/memory-service';
 import { MessageBus, Requester } from '@stagecraft/messaging';
 import { ShellConfig } from '@stagecraft/service-shell';
-import { ChatResult, RunEnd, approvalHandling, connectSystem, followRun } from './chat';
+import { ChatResult, RunEnd, approvalHandling, cancelOnInterrupt, connectSystem, followRun } from './chat';
 import { listRunsInStore } from './runs';
 
 export interface ResumeFlags {
@@ -42,7 +42,9 @@ export async function followResumed(system: System, config: ShellConfig, runId: 
     );
   if (run.status !== 'running') throw new StagecraftError('CONFLICT', `run ${runId} has ended (${run.status}): there is nothing to resume`);
   if (!flags.json) write(`stagecraft: resuming run ${runId} (stage ${run.stage ?? 'none yet'}, ${run.eventCount} events recorded)`);
-  return followRun(
+  // Ctrl-C cancels the resumed run as it cancels a run `chat` started.
+  const interrupt = cancelOnInterrupt(system.requester, () => runId);
+  const result = await followRun(
     system.bus,
     config.prefix,
     runId,
@@ -51,7 +53,8 @@ export async function followResumed(system: System, config: ShellConfig, runId: 
       const reply = await system.requester.request('conversation.run.resume', { runId });
       return { conversationId: reply.run.conversationId };
     },
-  );
+  ).finally(() => interrupt.dispose());
+  return interrupt.pressed ? { ...result, interrupted: true } : result;
 }
 
 /**

@@ -403,7 +403,7 @@ describe('stagecraft mcp --http without STAGECRAFT_MCP_TOKEN, with a short idle 
     await client.connect(
       new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { Authorization: `Bearer ${printed[0]}` } } }),
     );
-    expect((await client.listTools()).tools.length).toBe(6);
+    expect((await client.listTools()).tools.length).toBe(7);
     await client.close();
   });
 

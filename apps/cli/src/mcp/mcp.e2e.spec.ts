@@ -102,10 +102,11 @@ describe.each([
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the six tools, each with the JSON Schema of its arguments, and the two resource templates', async () => {
+  it('lists the seven tools, each with the JSON Schema of its arguments, and the two resource templates', async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'approve',
+      'cancel_run',
       'chat',
       'run_status',
       'workflow_next',

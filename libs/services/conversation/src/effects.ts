@@ -65,7 +65,8 @@ async function driveSteps(
     if (cancelled.aborted) await log.reload();
     const step = nextStep(log.state);
     // A run that waits for a person stays running; an answer (`approval.answer`) drives it on.
-    if (step.kind === 'finished' || step.kind === 'await_approval') return;
+    if (step.kind === 'await_approval') return;
+    if (step.kind === 'finished') return closeCallsNeverMade(ports, log, knowledge);
     trace.enter(log.state);
     let observed: Observed;
     try {
@@ -77,6 +78,14 @@ async function driveSteps(
     }
     await trace.inStage(() => appendObserved(ports, log, observed, knowledge));
   }
+}
+
+/** A cancelled run's driver has stopped: the calls still open were never made, and are closed as such. */
+async function closeCallsNeverMade(ports: DriverPorts, log: RunLog, knowledge: RunKnowledge): Promise<void> {
+  const { state } = log;
+  if (state.status !== 'cancelled' || state.current?.step.kind !== 'tools') return;
+  const input: RunInput = { type: 'RunStopped', fault: { code: 'CONFLICT', message: 'the run was cancelled' }, at: now(ports) };
+  await appendObserved(ports, log, { input }, knowledge);
 }
 
 /** A commit refused because the run changed meanwhile is decided again only when the change was its cancellation. */

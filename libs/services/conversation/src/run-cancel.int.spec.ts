@@ -62,7 +62,11 @@ describe('run.cancel, embedded', () => {
     const reply = await host.ports.requester.request('run.cancel', { runId, by: 'cli', reason: 'not today' });
     expect(reply).toEqual({ runId, outcome: 'cancelled', status: 'cancelled' });
     const stored = await storedOf(host, runId);
-    expect(stored.at(-1)).toMatchObject({ type: 'RunCancelled', data: { by: 'cli', reason: 'not today' } });
+    // The call that waited for a person was never made: closed in the same commit, so nothing is left open.
+    expect(stored.slice(-2)).toMatchObject([
+      { type: 'RunCancelled', data: { by: 'cli', reason: 'not today' } },
+      { type: 'ToolCallRejected', data: { tool: 'write_file', code: 'CONFLICT' } },
+    ]);
     expect(auditRun(stored)).toEqual([]);
     expect(replayRun(stored, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
     const { run } = await host.ports.requester.request('conversation.run.get', { runId });
