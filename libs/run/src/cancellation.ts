@@ -1,11 +1,10 @@
-import { StagecraftError, toolErrorText } from '@stagecraft/contracts';
+import { EventData, StagecraftError, ToolResult, toolErrorText } from '@stagecraft/contracts';
 import { Batch } from './batch';
 import { RunInput } from './inputs';
+import { isRefusal } from './rules';
 import { OpenToolCall, RunState } from './state';
 
 type Cancelled = Extract<RunState, { status: 'cancelled' }>;
-
-const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
 
 /** What `RunCancelled.reason` holds at most; a longer reason (a workflow's, which quotes its own) is cut. */
 export const MAX_CANCEL_REASON = 500;
@@ -44,6 +43,12 @@ function closeNeverMade(batch: Batch, calls: readonly OpenToolCall[]): void {
  * so the log says what the call did and the call is never run again. Anything else is dropped; a
  * person's answer to an approval the run no longer waits for is a conflict.
  */
+/** A tool call's result as the run records it: `interrupted` only when the call was cut off. */
+export function completedCall(callId: string, result: ToolResult): EventData<'ToolCallCompleted'> {
+  const { tool, ok, output, truncated, durationMs, interrupted } = result;
+  return { callId, tool, ok, output, truncated, durationMs, ...(interrupted ? { interrupted } : {}) };
+}
+
 export function recordLate(input: RunInput, state: Cancelled, batch: Batch): void {
   const { step } = state.current ?? { step: null };
   const open = (callId: string) => (step?.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined);
@@ -51,23 +56,14 @@ export function recordLate(input: RunInput, state: Cancelled, batch: Batch): voi
     case 'ToolAnswered': {
       const call = open(input.callId);
       if (!call) return;
-      const { tool, ok, output, truncated, durationMs, interrupted } = input.result;
-      batch.add('ToolCallCompleted', {
-        callId: call.callId,
-        tool,
-        ok,
-        output,
-        truncated,
-        durationMs,
-        ...(interrupted ? { interrupted } : {}),
-      });
+      batch.add('ToolCallCompleted', completedCall(call.callId, input.result));
       return;
     }
     case 'ToolCallFailed': {
       const call = open(input.callId);
       if (!call) return;
       const { code, message } = input.fault;
-      if (REFUSALS.has(code)) {
+      if (isRefusal(input.fault)) {
         batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: state.current!.stage, code, reason: message });
         return;
       }

@@ -2,14 +2,14 @@ import { StagePolicy, StagecraftError, canonicalJson, reviewNotCompleted, toolEr
 import { formatContextId, nextSequence } from '@stagecraft/context';
 import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
 import { Batch } from './batch';
-import { cancel, recordLate } from './cancellation';
+import { cancel, completedCall, recordLate } from './cancellation';
 import { compactIfDue } from './compaction';
 import { Fault, Knowledge, Need, RunInput } from './inputs';
 import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
 import { RunLimits } from './limits';
 import { PendingEvent } from './pending-event';
-import { Transition, activeAgent, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
+import { Transition, activeAgent, isRefusal, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
 import { InStage, RunState, Running, inStage, withPrior } from './state';
 
 export type Decision = { events: PendingEvent[] } | { needs: Need };
@@ -101,17 +101,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       return fail(batch, input.fault);
     case 'ToolAnswered': {
       const call = openCall(batch, input.callId);
-      const { tool, ok, output, truncated, durationMs, interrupted } = input.result;
-      batch.add('ToolCallCompleted', {
-        callId: call.callId,
-        tool,
-        ok,
-        output,
-        truncated,
-        durationMs,
-        ...(interrupted ? { interrupted } : {}),
-      });
-      batch.add('MessageAppended', toolResult(batch, call.modelCallId, output));
+      batch.add('ToolCallCompleted', completedCall(call.callId, input.result));
+      batch.add('MessageAppended', toolResult(batch, call.modelCallId, input.result.output));
       return afterToolResult(batch, input.at, context);
     }
     case 'ToolCallFailed': {
@@ -272,11 +263,6 @@ function resume(batch: Batch, at: string, context: DecideContext): void {
   if (s.current.step.kind === 'answered') return follow(batch, interpretAnswer(batch, s.current.step.response, context), at, context);
   if (s.current.stage === 'qa_review' && s.qaReport) return complete(batch);
 }
-
-const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
-
-/** The tool service refused the call (the model can try another): anything else is a failure of the run. */
-const isRefusal = (fault: Fault): boolean => REFUSALS.has(fault.code);
 
 function toolResult(batch: Batch, modelCallId: string, content: string) {
   const s = batch.inStage;

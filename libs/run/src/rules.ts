@@ -144,3 +144,8 @@ const ASKS_USER =
   /\b(please|could you|can you|would you)\s+(provide|share|paste|upload|send|attach|give me)\b|\b(paste|share|upload|send)\s+(me\s+)?(the|your)\s+(file|files|diff|code|contents|logs?|output)\b/i;
 
 export const asksUserForInput = (text: string): boolean => ASKS_USER.test(text);
+
+const REFUSALS = new Set(['FORBIDDEN_TOOL', 'FORBIDDEN_PATH', 'VALIDATION']);
+
+/** The tool service refused the call (the model can try another): anything else is a failure of the run. */
+export const isRefusal = (fault: { code: string }): boolean => REFUSALS.has(fault.code);
