@@ -41,7 +41,7 @@ function createMetrics(): Metrics {
     registry,
     runs: new client.Counter({
       name: 'stagecraft_runs_total',
-      help: 'Runs driven to an end or a pause, by outcome (completed, failed, waiting, stopped)',
+      help: 'Runs driven to an end or a pause, by outcome (completed, failed, cancelled, waiting, stopped)',
       labelNames: ['outcome'],
       registers,
     }),
@@ -167,7 +167,7 @@ export function recordRunStarted(): void {
   metrics?.activeRuns.inc();
 }
 
-export function recordRunEnded(outcome: 'completed' | 'failed' | 'waiting' | 'stopped'): void {
+export function recordRunEnded(outcome: 'completed' | 'failed' | 'cancelled' | 'waiting' | 'stopped'): void {
   if (!metrics) return;
   metrics.activeRuns.dec();
   metrics.runs.inc({ outcome });

@@ -74,7 +74,7 @@ export class RunTrace {
   end(state: RunState, error?: unknown): void {
     this.closeStage();
     const outcome: Outcome =
-      error !== undefined || state.status === 'new' || state.status === 'cancelled'
+      error !== undefined || state.status === 'new'
         ? 'stopped'
         : state.status === 'running'
           ? 'waiting'
