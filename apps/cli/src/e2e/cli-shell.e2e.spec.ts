@@ -113,7 +113,9 @@ describe('stagecraft --version and --help', () => {
     expect(code).toBe(0);
     const scheme = stdout.slice(stdout.indexOf('Exit codes:'));
     const codes = scheme.split('\n').flatMap((line) => /^ {2}(\d) /.exec(line)?.[1] ?? []);
-    expect(codes).toEqual(['0', '1', '2', '3', '4']);
+    expect(codes).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(scheme).toMatch(/5 +the event store is damaged/);
+    expect(scheme).toMatch(/130 +chat or runs resume was interrupted with Ctrl-C/);
     expect(scheme).toMatch(/3 +a dependency is unreachable/);
     expect(scheme).toMatch(/4 +waiting for approval/);
   });
