@@ -47,3 +47,7 @@ export const NonBlank = z.string().trim().min(1);
 /** The bounds a run keeps (`RunStarted.limits`) that can run out before the work is done. */
 export const RunLimitName = z.enum(['maxToolIterations', 'maxDeliveryChecks']);
 export type RunLimitName = z.infer<typeof RunLimitName>;
+
+/** Who cancelled a run: a person at the CLI (`user`: Ctrl-C on chat; `cli`: `runs cancel`), an MCP client, or a workflow. */
+export const CancelledBy = z.enum(['user', 'cli', 'mcp', 'workflow', 'operator']);
+export type CancelledBy = z.infer<typeof CancelledBy>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
+import { CancelledBy, ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
 import { ApprovalPolicy, PendingApproval } from './approvals';
 
 export const ConversationSendRequest = z.object({
@@ -53,11 +53,15 @@ export const RunGetReply = z.object({ run: RunView });
 export type RunGetReply = z.infer<typeof RunGetReply>;
 
 /** `conversation.run.resume`: drive an unfinished run on to its end, from whichever process serves it. */
-export const RunResumeRequest = z.strictObject({ runId: RunId });
+export const RunResumeRequest = z.strictObject({
+  runId: RunId,
+  /** Who takes a cancelled run up again (`RunContinued.by`); a run that was not cancelled records nothing. */
+  by: CancelledBy.default('cli'),
+});
 export type RunResumeRequest = z.infer<typeof RunResumeRequest>;
 /**
- * `resumed`: a driver was started for the run, or one drives it already (follow its feed). False for a
- * run that has ended or waits for a person's approval: `run` says which.
+ * `resumed`: a driver was started for the run (a cancelled one is continued first), or one drives it
+ * already (follow its feed). False for a run that has ended or waits for a person's approval: `run` says which.
  */
 export const RunResumeReply = z.object({ run: RunView, resumed: z.boolean() });
 export type RunResumeReply = z.infer<typeof RunResumeReply>;

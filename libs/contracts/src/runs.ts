@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { ConversationId, DeliveryState, IsoTimestamp, RunId, RunLimitName, Stage, UserMode } from './common';
+import { CancelledBy, ConversationId, DeliveryState, IsoTimestamp, RunId, RunLimitName, Stage, UserMode } from './common';
 import { PendingApproval } from './approvals';
 import { RunStatus } from './conversation';
 import { ErrorCode } from './errors';
 import { LogPosition } from './memory';
 import { QAReport, Usage } from './qa';
-
-/** Who cancelled a run: a person at the CLI (`user`: Ctrl-C on chat; `cli`: `runs cancel`), an MCP client, or a workflow. */
-export const CancelledBy = z.enum(['user', 'cli', 'mcp', 'workflow', 'operator']);
-export type CancelledBy = z.infer<typeof CancelledBy>;
 
 /** A run's cancellation as the runs view keeps it. */
 export const RunCancellation = z.object({ by: CancelledBy, reason: z.string() });
@@ -71,6 +67,8 @@ export const RunRecord = z.object({
   limit: RunLimitName.optional(),
   /** Who cancelled the run and why, when it was cancelled (absent or null otherwise). */
   cancellation: RunCancellation.nullable().optional(),
+  /** The workflow whose agent the run is; absent for a person's run. */
+  workflowId: RunId.optional(),
   /** The tool call a running run waits on a person's approval for; absent when it waits for nothing. */
   pendingApproval: PendingApproval.optional(),
 });
@@ -82,8 +80,8 @@ export const RunSummary = RunRecord.extend({
   /** Started, not ended, and idle for longer than the service's threshold (`STAGECRAFT_STUCK_AFTER_MS`). */
   stuck: z.boolean(),
   /**
-   * Started, not ended, and waiting for no person: `stagecraft runs resume` drives it on from any
-   * process (it follows the run when another process drives it already).
+   * `stagecraft runs resume` takes it on to its end from any process: started, not ended and waiting for
+   * no person (followed when another process drives it already), or a person's run that was cancelled.
    */
   resumable: z.boolean(),
 });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { ApprovalPolicy, PendingApproval } from './approvals';
 import { ErrorCode } from './errors';
-import { Id, NonBlank, RunId } from './common';
+import { CancelledBy, Id, NonBlank, RunId } from './common';
 import { ContextIdString } from './context';
 import { PreviousAttempt, UpstreamContext } from './upstream';
 import { WorkflowStep } from './workflows';
-import { CancelledBy } from './runs';
 
 /** Seeds 001/003: discovery → planning → tickets. */
 export const PhaseName = z.enum(['discovery', 'planning', 'tickets']);

@@ -7,6 +7,17 @@ import { DEFAULT_RUN_LIMITS } from './limits';
 import { runViewOf } from './run-view';
 import { RunState } from './state';
 
+const AGENT = {
+  workflowId: 'wf1',
+  agentId: 'discovery-agent.1',
+  agentType: 'discovery-agent',
+  role: 'agent' as const,
+  phase: 'discovery',
+  contextId: 'wf1/discovery-agent/1/2026-01-01T00:00:00.000Z',
+  attempt: 1,
+  upstream: [],
+};
+
 const cancelled = (reason = 'taking too long'): RunInput => ({ type: 'RunCancelled', by: 'cli', reason, at: AT });
 
 const acting = given().after(requested(), reply(`${MACRO}\nI will run the tests.`));
@@ -124,5 +135,44 @@ describe('decide: cancellation', () => {
     expect(model.map((e) => e.type).slice(-3)).toEqual(['RunCancelled', 'ModelRequested', 'ModelResponded']);
     expect(replayRun(model, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
     expect(replayRun(recordedRun(), DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
+  });
+
+  describe('taken up again (runs resume)', () => {
+    const continued: RunInput = { type: 'RunContinued', by: 'cli', at: AT };
+
+    it('goes on where it was cancelled: the cut-off call is answered as interrupted, never run again', () => {
+      const { state, events } = inTool
+        .after(cancelled(), interrupted)
+        .when(continued)
+        .then(
+          like('RunContinued', { by: 'cli' }),
+          like('MessageAppended', { role: 'tool', kind: 'tool_result', toolCallId: 'call_run_command' }),
+          like('StageEntered', { stage: 'tool_followup', iteration: 1 }),
+        );
+      expect((events[1].data as { content: string }).content).toContain('INTERRUPTED');
+      expect(state.status).toBe('running');
+      expect(nextStep(state)).toMatchObject({ kind: 'call_model' });
+    });
+
+    it('asks the model again when it was cancelled while the model answered', () => {
+      const { state } = acting.after(cancelled()).when(continued).then(like('RunContinued'));
+      expect(nextStep(state)).toMatchObject({ kind: 'call_model' });
+    });
+
+    it('replays a continued run to the same events', () => {
+      const log = inTool.after(cancelled(), interrupted, continued).events;
+      expect(replayRun(log, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
+    });
+
+    it('leaves a running run as it is, and refuses an ended run and a workflow agent', () => {
+      inTool.when(continued).thenNothing();
+      review.after(reviewed()).when(continued).thenThrows('CONFLICT');
+      given().when(continued).thenThrows('NOT_FOUND');
+      const agentRun = given().after({ ...(requested() as Extract<RunInput, { type: 'RunRequested' }>), agent: AGENT });
+      agentRun
+        .after(reply(`${MACRO}\nI will look.`), cancelled())
+        .when(continued)
+        .thenThrows('CONFLICT');
+    });
   });
 });

@@ -37,18 +37,18 @@ function closeNeverMade(batch: Batch, calls: readonly OpenToolCall[]): void {
     batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: 'CONFLICT', reason: NEVER_MADE });
 }
 
-/**
- * A cancelled run decides nothing more, but what was in flight when it was cancelled still happened:
- * a tool call's result (interrupted, usually) and a model call's request and answer are recorded, once,
- * so the log says what the call did and the call is never run again. Anything else is dropped; a
- * person's answer to an approval the run no longer waits for is a conflict.
- */
 /** A tool call's result as the run records it: `interrupted` only when the call was cut off. */
 export function completedCall(callId: string, result: ToolResult): EventData<'ToolCallCompleted'> {
   const { tool, ok, output, truncated, durationMs, interrupted } = result;
   return { callId, tool, ok, output, truncated, durationMs, ...(interrupted ? { interrupted } : {}) };
 }
 
+/**
+ * A cancelled run decides nothing more, but what was in flight when it was cancelled still happened:
+ * a tool call's result (interrupted, usually) and a model call's request and answer are recorded, once,
+ * so the log says what the call did and the call is never run again. Anything else is dropped; a
+ * person's answer to an approval the run no longer waits for is a conflict.
+ */
 export function recordLate(input: RunInput, state: Cancelled, batch: Batch): void {
   const { step } = state.current ?? { step: null };
   const open = (callId: string) => (step?.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined);
@@ -95,6 +95,7 @@ export function recordLate(input: RunInput, state: Cancelled, batch: Batch): voi
       if (step?.kind === 'tools') closeNeverMade(batch, step.open);
       return;
     case 'RunCancelled':
+    case 'RunContinued':
     case 'RunResumed':
     case 'ReviewReturned':
     case 'ReviewFailed':

@@ -35,7 +35,7 @@ export function decide(input: RunInput, state: RunState, given: DecideContext): 
   const recorded = state.status === 'new' ? (input.type === 'RunRequested' ? input.limits : undefined) : state.start.limits;
   const context = recorded ? { ...given, limits: recorded } : given;
   const batch = new Batch(state);
-  if (state.status === 'cancelled') {
+  if (state.status === 'cancelled' && input.type !== 'RunContinued') {
     recordLate(input, state, batch);
     return { events: batch.events };
   }
@@ -150,11 +150,51 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
       return fail(batch, input.fault);
     case 'RunCancelled':
       return cancel(batch, input);
+    case 'RunContinued':
+      return continueCancelled(batch, input, context);
     default: {
       const unreachable: never = input;
       throw new StagecraftError('INTERNAL', `unknown input ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * Takes a cancelled run up again where it was cancelled. The model is told of each tool call the
+ * cancellation cut off (its record stays on the log; it is never run again), and the stage goes on.
+ * A workflow's agent run is its workflow's to continue.
+ */
+function continueCancelled(batch: Batch, input: Extract<RunInput, { type: 'RunContinued' }>, context: DecideContext): void {
+  const { state } = batch;
+  if (state.status === 'running') return;
+  if (state.status === 'new') throw new StagecraftError('NOT_FOUND', 'no such run');
+  if (state.status !== 'cancelled')
+    throw new StagecraftError('CONFLICT', `run ${state.start.runId} has ended (${state.status}): there is nothing to continue`);
+  if (state.start.agent)
+    throw new StagecraftError(
+      'CONFLICT',
+      `run ${state.start.runId} is an agent of workflow ${state.start.agent.workflowId}: its workflow decides what runs`,
+    );
+  batch.add('RunContinued', { by: input.by });
+  if (!inStage(batch.state)) return;
+  const cutOff = cutOffCalls(batch.inStage);
+  for (const modelCallId of cutOff) batch.add('MessageAppended', toolResult(batch, modelCallId, CUT_OFF));
+  if (cutOff.length > 0) afterToolResult(batch, input.at, context);
+}
+
+const CUT_OFF = toolErrorText({
+  code: 'INTERRUPTED',
+  problem: 'the run was cancelled while this call was made; it is not run again',
+  retry: 'check what the call would have changed before you do it again',
+});
+
+/** The model's tool calls of its last answer that have no result message and are no longer open: closed by a cancellation. */
+function cutOffCalls(s: InStage): string[] {
+  const last = s.history.findLastIndex((m) => m.message.role === 'assistant' && (m.message.toolCalls?.length ?? 0) > 0);
+  if (last < 0) return [];
+  const answered = new Set(s.history.slice(last + 1).flatMap((m) => (m.message.toolCallId ? [m.message.toolCallId] : [])));
+  const open = new Set(s.current.step.kind === 'tools' ? s.current.step.open.map((c) => c.modelCallId) : []);
+  return (s.history[last].message.toolCalls ?? []).map((c) => c.id).filter((id) => !answered.has(id) && !open.has(id));
 }
 
 /** What an interpreted answer leads to. */

@@ -143,6 +143,8 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
     case 'RunFailed':
       return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason }, pendingApproval: null };
+    case 'RunContinued':
+      return s;
     case 'RunCancelled':
       return { ...s, status: 'cancelled', cancellation: { by: event.data.by, reason: event.data.reason }, pendingApproval: null };
     case 'HistoryCompacted': {
@@ -194,8 +196,9 @@ const LATE_ANSWERS: ReadonlySet<string> = new Set(['ModelRequested', 'ModelRespo
 
 /** A late answer closes what it answers (a call is answered once); the run stays cancelled. */
 function evolveCancelled(state: Extract<RunState, { status: 'cancelled' }>, event: RunEventIn): RunState {
-  if (!LATE_ANSWERS.has(event.type)) return state;
   const { cancellation, ...progress } = state;
+  if (event.type === 'RunContinued') return { ...progress, status: 'running', events: state.events + 1 };
+  if (!LATE_ANSWERS.has(event.type)) return state;
   const next = evolveRunning({ ...progress, status: 'running', events: state.events + 1 }, event);
   return next.status === 'running' ? { ...next, status: 'cancelled', cancellation } : next;
 }

@@ -66,6 +66,8 @@ export type RunInput =
   | { type: 'ApprovalAnswered'; approvalId: string; decision: ApprovalDecision; reason?: string; at: string }
   /** Someone stopped the run (`run.cancel`, Ctrl-C, an MCP client, a workflow); `reason` is for people, never the model. */
   | { type: 'RunCancelled'; by: CancelledBy; reason: string; at: string }
+  /** A person takes a cancelled run up again (`runs resume`). */
+  | { type: 'RunContinued'; by: CancelledBy; at: string }
   /** The shell could not go on (an error no input above describes). */
   | { type: 'RunStopped'; fault: Fault; at: string };
 

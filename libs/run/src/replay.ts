@@ -123,7 +123,10 @@ function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: 
     const { userInput, ...start } = next.data;
     return { type: 'RunRequested', ...start, message: userInput, prior, at };
   }
-  if (state.status === 'cancelled') return next ? lateAnswer(next, after, at) : null;
+  if (state.status === 'cancelled') {
+    if (next?.type === 'RunContinued') return { type: 'RunContinued', by: next.data.by, at };
+    return next ? lateAnswer(next, after, at) : null;
+  }
   const step = nextStep(state);
   if (step.kind === 'finished' || !next) return null;
   if (next.type === 'RunCancelled') return { type: 'RunCancelled', by: next.data.by, reason: next.data.reason, at };

@@ -51,6 +51,8 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `✘ failed: ${event.data.code} ${event.data.reason}`;
     case 'RunCancelled':
       return `⊘ cancelled by ${event.data.by}${event.data.reason ? `: ${clip(event.data.reason, 80)}` : ''}`;
+    case 'RunContinued':
+      return `↻ continued by ${event.data.by} after its cancellation`;
     case 'HistoryCompacted': {
       const { method, replaced, tokensBefore, tokensAfter } = event.data;
       return `  history compacted (${method}): ${replaced} messages summarised, ~${tokensBefore} → ~${tokensAfter} tokens`;

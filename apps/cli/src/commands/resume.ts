@@ -40,8 +40,12 @@ export async function followResumed(system: System, config: ShellConfig, runId: 
       'CONFLICT',
       `run ${runId} waits for your approval of ${run.pendingApproval.summary}: answer it with \`stagecraft approve ${runId}\``,
     );
-  if (run.status !== 'running') throw new StagecraftError('CONFLICT', `run ${runId} has ended (${run.status}): there is nothing to resume`);
-  if (!flags.json) write(`stagecraft: resuming run ${runId} (stage ${run.stage ?? 'none yet'}, ${run.eventCount} events recorded)`);
+  if (run.status !== 'running' && run.status !== 'cancelled')
+    throw new StagecraftError('CONFLICT', `run ${runId} has ended (${run.status}): there is nothing to resume`);
+  if (!flags.json)
+    write(
+      `stagecraft: ${run.status === 'cancelled' ? 'continuing cancelled' : 'resuming'} run ${runId} (stage ${run.stage ?? 'none yet'}, ${run.eventCount} events recorded)`,
+    );
   // Ctrl-C cancels the resumed run as it cancels a run `chat` started.
   const interrupt = cancelOnInterrupt(system.requester, () => runId);
   const result = await followRun(

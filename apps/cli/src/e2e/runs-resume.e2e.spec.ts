@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunSummary, StagecraftEvent } from '@stagecraft/contracts';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
-import { QA_PASS_REPORT, REPO_ROOT, macroReasoning, microReasoning, runCli, toolResultsIn } from '@stagecraft/testing';
+import { QA_PASS_REPORT, REPO_ROOT, eventually, macroReasoning, microReasoning, runCli, toolResultsIn } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';
 
 /**
@@ -32,7 +32,10 @@ function script(request: RecordedRequest): ScriptedReply {
             {
               id: 'call_wait',
               name: 'run_command',
-              arguments: { command: 'node', args: ['-e', `setTimeout(() => {}, ${SLOW_COMMAND_MS})`] },
+              arguments: {
+                command: 'node',
+                args: ['-e', `require('fs').appendFileSync('RAN.txt', 'x'); setTimeout(() => {}, ${SLOW_COMMAND_MS})`],
+              },
             },
           ],
         };
@@ -54,6 +57,9 @@ function script(request: RecordedRequest): ScriptedReply {
 
 /** Starts `stagecraft chat --json` and resolves once the run's first tool call is under way, with the run's id. */
 function chatUntilToolCall(args: string[], env: Record<string, string>): { child: ChildProcess; runId: Promise<string> } {
+  // Each run notes its command's start afresh.
+  const root = args[args.indexOf('--root') + 1];
+  rmSync(join(root, 'RAN.txt'), { force: true });
   const child = spawn(process.execPath, [BIN, 'chat', ...args, '--json'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,6 +83,10 @@ const killed = (child: ChildProcess) =>
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
+
+/** The slow command has begun (it notes each start in RAN.txt): a cancellation now cuts it off. */
+const commandStarted = (project: string) =>
+  eventually(async () => (existsSync(join(project, 'RAN.txt')) ? true : undefined), 'the slow command to start');
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as Record<string, unknown>;
 
@@ -113,6 +123,7 @@ describe('runs resume and chat --continue (embedded)', () => {
       env,
     );
     const runId = await started;
+    await commandStarted(project);
     await killed(child);
 
     const before = (await listRuns()).find((run) => run.runId === runId);
@@ -134,12 +145,34 @@ describe('runs resume and chat --continue (embedded)', () => {
     });
     expect(events.filter((e) => e.type === 'RunStarted')).toEqual([]);
     expect(readFileSync(join(project, 'NOTE.md'), 'utf8')).toBe('resumed\n');
+    expect(readFileSync(join(project, 'RAN.txt'), 'utf8')).toBe('x');
     expect((await listRuns()).find((run) => run.runId === runId)).toMatchObject({ status: 'completed', resumable: false });
 
     // Nothing is left to resume: said so, with a distinct refusal and nothing appended.
     const again = await runCli(['runs', 'resume', runId], env);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/has ended \(completed\)/);
+  }, 120_000);
+
+  it('Ctrl-C cancels the run; runs resume continues it to DONE without running the cut-off command again', async () => {
+    const { child, runId: started } = chatUntilToolCall(
+      ['Wait, then write a note', '--root', project, '--mode', 'agent', '--reasoning'],
+      env,
+    );
+    const runId = await started;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await commandStarted(project);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect((await listRuns()).find((run) => run.runId === runId)).toMatchObject({ status: 'cancelled', resumable: true });
+
+    const resumed = await runCli(['runs', 'resume', runId], env, 60_000);
+    expect({ code: resumed.code, stderr: resumed.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(resumed.stdout).toContain(`continuing cancelled run ${runId}`);
+    expect(resumed.stdout).toContain('↻ continued by cli after its cancellation');
+    expect(resumed.stdout).toMatch(/✔ completed \(DONE\)/);
+    expect(readFileSync(join(project, 'RAN.txt'), 'utf8')).toBe('x');
+    expect((await listRuns()).find((run) => run.runId === runId)).toMatchObject({ status: 'completed', resumable: false });
   }, 120_000);
 
   it('chat names the unfinished run of its conversation; chat --continue finishes it, then sends the new message', async () => {
@@ -149,6 +182,7 @@ describe('runs resume and chat --continue (embedded)', () => {
       env,
     );
     const runId = await started;
+    await commandStarted(project);
     await killed(child);
     const conversationId = (await listRuns()).find((run) => run.runId === runId)?.conversationId;
     expect(conversationId).toBeDefined();
@@ -170,6 +204,7 @@ describe('runs resume and chat --continue (embedded)', () => {
       env,
     );
     const thirdRun = await thirdStarted;
+    await commandStarted(project);
     await killed(third);
     const named = await runCli(
       ['chat', 'Something else', '--root', project, '--conversation', conversationId!, '--mode', 'agent', '--reasoning'],
@@ -214,12 +249,28 @@ describe('runs resume over NATS', () => {
       env,
     );
     const runId = await started;
+    await commandStarted(project);
     await killed(child);
 
     const resumed = await runCli(['runs', 'resume', runId, '--nats-url', system.nats.url, '--json'], env, 60_000);
     expect({ code: resumed.code, stderr: resumed.stderr }).toEqual({ code: 0, stderr: '' });
     expect(lastJson(resumed.stdout)).toMatchObject({ runId, deliveryState: 'DONE', answer: 'Waited and wrote NOTE.md.' });
     expect(readFileSync(join(project, 'NOTE.md'), 'utf8')).toBe('resumed\n');
+
+    // Cancelled over NATS, then taken up again over NATS from yet another process.
+    const second = chatUntilToolCall(
+      ['Wait, then write a note', '--root', project, '--mode', 'agent', '--reasoning', '--nats-url', system.nats.url],
+      env,
+    );
+    const secondRun = await second.runId;
+    await commandStarted(project);
+    await killed(second.child);
+    const cancelledRun = await runCli(['runs', 'cancel', secondRun, '--reason', 'not now', '--nats-url', system.nats.url], env, 30_000);
+    expect(cancelledRun.code).toBe(0);
+    const continued = await runCli(['runs', 'resume', secondRun, '--nats-url', system.nats.url, '--json'], env, 60_000);
+    expect({ code: continued.code, stderr: continued.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(lastJson(continued.stdout)).toMatchObject({ runId: secondRun, deliveryState: 'DONE' });
+    expect(readFileSync(join(project, 'RAN.txt'), 'utf8')).toBe('x');
 
     const unknown = await runCli(['runs', 'resume', 'no-such-run', '--nats-url', system.nats.url], env);
     expect(unknown.code).not.toBe(0);

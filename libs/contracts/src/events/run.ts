@@ -9,7 +9,7 @@ import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { ApprovalDenied, ApprovalGiven, ApprovalPolicy, ApprovalRequested } from '../approvals';
 import { AgentBrief } from '../workflow-runs';
-import { CancelledBy } from '../runs';
+import { CancelledBy } from '../common';
 import { EventUnion, eventFamily } from './family';
 import { MessageHashEntry } from './message-hashes';
 import { MessageAppended, Sha256, ToolCall, ToolCallOutcome } from './shared';
@@ -131,6 +131,11 @@ export const runEventSchemas = {
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
   /** Someone stopped the run: nothing is decided after it; answers that were in flight are still recorded. */
   RunCancelled: z.object({ by: CancelledBy, reason: z.string().max(500), stage: Stage.optional() }),
+  /**
+   * Someone took a cancelled run up again (`runs resume`): it goes on from where it was cancelled; the
+   * tool calls the cancellation cut off are answered to the model as interrupted, never run again.
+   */
+  RunContinued: z.object({ by: CancelledBy }),
 };
 
 export const runEvents = eventFamily(runEventSchemas);

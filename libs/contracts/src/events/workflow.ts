@@ -4,7 +4,7 @@ import { Id, NonBlank, RunId } from '../common';
 import { ContextIdString } from '../context';
 import { ErrorCode } from '../errors';
 import { ConflictDetail } from '../merge-conflicts';
-import { CancelledBy } from '../runs';
+import { CancelledBy } from '../common';
 import { PreviousAttempt, UpstreamContext } from '../upstream';
 import { AgentRole, PhaseName, WorkflowGates, WorkflowLimits, WorkflowStepsSnapshot, Worktree } from '../workflow-runs';
 import { EventUnion, eventFamily } from './family';

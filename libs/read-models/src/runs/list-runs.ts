@@ -12,8 +12,12 @@ export interface Idleness {
 export const isStuck = (run: RunRecord, { now, idleMs }: Idleness): boolean =>
   run.status === 'running' && !run.pendingApproval && now.getTime() - Date.parse(run.updatedAt) > idleMs;
 
-/** Started, never ended and not waiting for a person: a driver can take it on to its end (`runs resume`). */
-export const isResumable = (run: RunRecord): boolean => run.status === 'running' && !run.pendingApproval;
+/**
+ * What `runs resume` takes on to its end: a run started and not ended that waits for no person, or a
+ * person's run that was cancelled (a workflow's agent run is its workflow's to continue).
+ */
+export const isResumable = (run: RunRecord): boolean =>
+  run.status === 'running' ? !run.pendingApproval : run.status === 'cancelled' && run.workflowId === undefined;
 
 export interface RunsQuery {
   status?: RunRecord['status'];

@@ -47,7 +47,7 @@ function withUsage(tokens: TokensByModel, model: string, usage: Usage | undefine
 const delivered = (current: DeliveryState | null, next: DeliveryState): DeliveryState => (current === 'DONE' ? 'DONE' : next);
 
 function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStarted' }>>): RunEntry {
-  const { conversationId, userMode, reasoningEnabled, projectRoot } = event.data;
+  const { conversationId, userMode, reasoningEnabled, projectRoot, agent } = event.data;
   const at = event.metadata.occurredAt;
   return {
     runId,
@@ -66,6 +66,7 @@ function started(runId: string, event: Logged<Extract<RunEvent, { type: 'RunStar
     failure: null,
     open: {},
     projectRoot,
+    ...(agent ? { workflowId: agent.workflowId } : {}),
   };
 }
 
@@ -134,6 +135,13 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
     case 'RunCancelled':
       if (end(next, 'cancelled')) next.cancellation = { by: event.data.by, reason: event.data.reason };
       return next;
+    case 'RunContinued':
+      // Taken up again after a cancellation: running once more, until it ends again.
+      if (run.status !== 'cancelled') return next;
+      next.status = 'running';
+      next.endedAt = null;
+      next.cancellation = null;
+      return next;
     case 'ApprovalRequested':
       // A tool call waits for a person: the run is waiting, not stuck.
       if (event.data.callId !== undefined) next.pendingApproval = { ...event.data, requestedAt: event.metadata.occurredAt };
@@ -180,6 +188,7 @@ const RUN_STEPS = [
   'RunCompleted',
   'RunFailed',
   'RunCancelled',
+  'RunContinued',
 ] as const satisfies readonly (typeof runEvents.types)[number][];
 
 /**

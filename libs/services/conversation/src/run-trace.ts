@@ -74,11 +74,7 @@ export class RunTrace {
   end(state: RunState, error?: unknown): void {
     this.closeStage();
     const outcome: Outcome =
-      error !== undefined || state.status === 'new'
-        ? 'stopped'
-        : state.status === 'running'
-          ? 'waiting'
-          : state.status;
+      error !== undefined || state.status === 'new' ? 'stopped' : state.status === 'running' ? 'waiting' : state.status;
     recordRunEnded(outcome);
     if (!this.span) return;
     this.span.setAttribute('stagecraft.outcome', outcome);

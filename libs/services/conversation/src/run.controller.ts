@@ -15,8 +15,12 @@ import { withinProjectRoots } from '@stagecraft/memory';
 import { foldRunView } from '@stagecraft/run';
 import { EVENT_READER, Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';
+import type { DriverPorts } from './driver-ports';
+import { decideAndAppend } from './effects';
+import { RunKnowledge } from './knowledge';
+import { RunLog } from './run-log';
 import type { RunRegistry } from './run-registry';
-import { RUN_REGISTRY } from './tokens';
+import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
 
 @Controller()
 export class RunController {
@@ -24,6 +28,7 @@ export class RunController {
     @Inject(EVENT_READER) private readonly reader: EventReader,
     @Inject(SHELL_CONFIG) private readonly shell: Pick<ShellPorts, 'projectRoots'>,
     @Inject(RUN_REGISTRY) private readonly registry: RunRegistry,
+    @Inject(DRIVER_PORTS) private readonly ports: DriverPorts,
   ) {}
 
   @Handles('conversation.run.get')
@@ -37,8 +42,19 @@ export class RunController {
    * that waits for a person, is answered as it is, with nothing started.
    */
   @Handles('conversation.run.resume')
-  async resume(@Payload() { runId }: RunResumeRequest): Promise<RunResumeReply> {
-    const run = await this.servedRun(runId);
+  async resume(@Payload() { runId, by }: RunResumeRequest): Promise<RunResumeReply> {
+    let run = await this.servedRun(runId);
+    if (run.status === 'cancelled') {
+      // Taken up again where it was cancelled; the decider refuses a workflow's agent run.
+      const log = await RunLog.open(this.ports, runId);
+      await decideAndAppend(
+        this.ports,
+        log,
+        { type: 'RunContinued', by, at: this.ports.clock().toISOString() },
+        new RunKnowledge(this.ports),
+      );
+      run = await this.servedRun(runId);
+    }
     if (run.status !== 'running' || run.pendingApproval) return { run, resumed: false };
     await this.registry.resume(runId);
     return { run, resumed: true };

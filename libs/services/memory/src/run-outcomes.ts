@@ -42,8 +42,10 @@ export function runOutcomes(reader: EventReader, book: MemoryBook): Processor {
       const runId = completed.metadata.runId ?? runOfStream(completed.streamId);
       const events = runId ? await readEvents(reader, streams.run(runId), runEvents) : [];
       const started = events[0];
-      // A cancelled run never completes; should a log say both, the cancellation wins and nothing is retained.
-      if (started?.type !== 'RunStarted' || events.some((e) => e.type === 'RunCancelled')) return;
+      // A cancelled run never completes; should a log say both, the cancellation wins and nothing is retained,
+      // unless the run was taken up again after it.
+      const lastSay = events.findLast((e) => e.type === 'RunCancelled' || e.type === 'RunContinued');
+      if (started?.type !== 'RunStarted' || lastSay?.type === 'RunCancelled') return;
       const { projectRoot, userInput, conversationId } = started.data;
       // The context of the last stage the run entered: where its answer was made.
       const lastStage = events.findLast((e) => e.type === 'StageEntered');
