@@ -106,14 +106,23 @@ export function killSpawn(dir: string, callId: string): boolean {
     return false;
   }
   if (entry.ownerPid !== process.pid || !isAlive(entry.childPid, entry.childStart)) return false;
-  signal(-entry.childPid, 'SIGSTOP');
-  const below = descendantsOf(entry.childPid);
-  signal(-entry.childPid, 'SIGKILL');
+  killTree(entry.childPid);
+  return true;
+}
+
+/**
+ * A call's process group and every process below it, wherever it went: a sandbox started in its own
+ * session (`bwrap --new-session`) is not in the group, and one killed in its first milliseconds has not
+ * armed `--die-with-parent` yet. The group is stopped first, so nothing forks while it is walked.
+ */
+function killTree(childPid: number): void {
+  signal(-childPid, 'SIGSTOP');
+  const below = descendantsOf(childPid);
+  signal(-childPid, 'SIGKILL');
   for (const pid of below) {
     signal(-pid, 'SIGKILL');
     signal(pid, 'SIGKILL');
   }
-  return true;
 }
 
 /** Calls whose tool service is gone: their process groups are killed here, and their entries returned for recording. */
@@ -134,13 +143,7 @@ export function reapOrphans(dir: string): InFlightEntry[] {
       continue;
     }
     if (isAlive(entry.ownerPid, entry.ownerStart)) continue;
-    if (isAlive(entry.childPid, entry.childStart)) {
-      try {
-        process.kill(-entry.childPid, 'SIGKILL');
-      } catch {
-        // Gone between the check and the kill.
-      }
-    }
+    if (isAlive(entry.childPid, entry.childStart)) killTree(entry.childPid);
     orphans.push(entry);
   }
   return orphans;

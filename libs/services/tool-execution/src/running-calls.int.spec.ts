@@ -20,6 +20,16 @@ function processesWith(text: string): number[] {
     .map(Number);
 }
 
+/** The call's two waiting processes (the shell around them holds the marker too, and is not counted). */
+const sleepsWith = (text: string): number[] =>
+  processesWith(text).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(process.execPath);
+    } catch {
+      return false;
+    }
+  });
+
 describe('cancelling a running call (tool.cancel)', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'stagecraft-running-calls-'))));
@@ -27,7 +37,9 @@ describe('cancelling a running call (tool.cancel)', () => {
 
   /** A detached group whose child escaped into a session of its own, as a sandbox's init does. */
   function startCall(callId: string, marker: string) {
-    const child = spawn('sh', ['-c', `setsid sleep 31 ${marker} & sleep 32 ${marker}; wait`], { detached: true, stdio: 'ignore' });
+    // Node keeps the marker in its argv (`sleep` refuses an extra operand and would exit at once).
+    const wait = (ms: number) => `"${process.execPath}" -e "setTimeout(() => {}, ${ms})" ${marker}`;
+    const child = spawn('sh', ['-c', `setsid ${wait(31_000)} & ${wait(32_000)}; wait`], { detached: true, stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     recordSpawn(dir, callId, child.pid!);
     return { exited };
@@ -38,7 +50,7 @@ describe('cancelling a running call (tool.cancel)', () => {
     const calls = new RunningCalls(dir);
     calls.begin('call-1');
     const { exited } = startCall('call-1', marker);
-    await eventually(async () => (processesWith(marker).length === 2 ? true : undefined), 'both sleeps to start');
+    await eventually(async () => (sleepsWith(marker).length === 2 ? true : undefined), 'both sleeps to start');
     expect(calls.cancel('call-1')).toBe(true);
     await exited;
     await eventually(async () => (processesWith(marker).length === 0 ? true : undefined), 'every process of the call to be gone');
