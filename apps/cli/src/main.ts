@@ -111,8 +111,11 @@ program
   .addOption(natsOption())
   .addOption(storeOption())
   .action(async (message: string | undefined, flags: ChatFlags & ConnectionFlags) => {
-    if (message === undefined && !flags.continue)
-      throw new CommanderError(2, 'stagecraft.missingMessage', 'error: missing message (or --continue)');
+    if (message === undefined && !flags.continue) {
+      process.stderr.write("error: missing required argument 'message' (or --continue); see stagecraft chat --help\n");
+      process.exitCode = EXIT.usage;
+      return;
+    }
     const { chat } = await load(() => import('./commands/chat.js'));
     const result = await chat(message, flags, await config(flags));
     // Ctrl-C: 130, as a shell reports a command the user interrupted, once the cancelled run has settled.
