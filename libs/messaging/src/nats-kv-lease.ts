@@ -1,7 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { LeaseStore } from './leases';
+import type { LeaseStore } from './lease-store';
 import { whileConnected } from './nats-connection';
 
 const lostRace = (error: unknown) =>

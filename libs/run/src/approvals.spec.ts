@@ -2,7 +2,7 @@ import { AgentBrief, ApprovalPolicy, StagecraftError } from '@stagecraft/contrac
 import { approvalSummary, isGated } from './approvals';
 import { auditRun } from './audit';
 import { decide } from './decide';
-import { AT, ShellKnowledge, call, given, like, reply, requested, toolAnswers } from './given.spec-helper';
+import { AT, ShellKnowledge, call, given, like, reply, requested, toolAnswers } from './given.testing';
 import { RunInput } from './inputs';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { nextStep } from './next-step';

@@ -1,5 +1,5 @@
 import { auditRun, reasoningText } from './audit';
-import { recordedRun } from './given.spec-helper';
+import { recordedRun } from './given.testing';
 import { PendingEvent } from './pending-event';
 
 /** The recorded run with one event changed: `change` gets each event of `type` and returns its replacement (or itself). */

@@ -1,5 +1,5 @@
 import { RunInput } from './inputs';
-import { AT, MACRO, When, call, given, like, micro, recordedRun, reply, requested, reviewed } from './given.spec-helper';
+import { AT, MACRO, When, call, given, like, micro, recordedRun, reply, requested, reviewed } from './given.testing';
 import { nextStep } from './next-step';
 import { replayRun } from './replay';
 import { NEVER_MADE } from './cancellation';

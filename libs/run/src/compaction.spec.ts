@@ -1,7 +1,7 @@
 import { CompactionSettings, EventData, streams } from '@stagecraft/contracts';
 import { summaryMessage } from '@stagecraft/context';
 import { containsReasoning } from '@stagecraft/reasoning';
-import { Given, MACRO, RUN_ID, call, given, micro, reply, requested, toolAnswers } from './given.spec-helper';
+import { Given, MACRO, RUN_ID, call, given, micro, reply, requested, toolAnswers } from './given.testing';
 import { RunInput } from './inputs';
 import { nextStep } from './next-step';
 import { PendingEvent } from './pending-event';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ErrorCode, ToolCall, UserMode } from '@stagecraft/contracts';
 import { containsReasoning } from '@stagecraft/reasoning';
 import { evolveRun, foldRun } from './evolve';
-import { AT, MACRO, PASS, ShellKnowledge, decideAsShell, micro, requestRecord, requested } from './given.spec-helper';
+import { AT, MACRO, PASS, ShellKnowledge, decideAsShell, micro, requestRecord, requested } from './given.testing';
 import { RunInput } from './inputs';
 import { modelMessages, requestViolations } from './invariants';
 import { DEFAULT_RUN_LIMITS, RunLimits } from './limits';

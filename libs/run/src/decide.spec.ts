@@ -23,7 +23,7 @@ import {
   stopped,
   toolAnswers,
   toolFails,
-} from './given.spec-helper';
+} from './given.testing';
 import { modelMessages, requestViolations } from './invariants';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { ModelCallPlan, nextStep } from './next-step';

@@ -4,24 +4,21 @@ import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
 import { Batch } from './batch';
 import { cancel, completedCall, recordLate } from './cancellation';
 import { compactIfDue } from './compaction';
-import { Fault, Knowledge, Need, RunInput } from './inputs';
+import type { DecideContext, Follow } from './decide-context';
+import { Fault, Need, RunInput } from './inputs';
 import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
-import { RunLimits } from './limits';
 import { PendingEvent } from './pending-event';
 import { Transition, activeAgent, isRefusal, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
 import { InStage, RunState, Running, inStage, withPrior } from './state';
+
+export type { DecideContext, Follow } from './decide-context';
 
 export type Decision = { events: PendingEvent[] } | { needs: Need };
 
 /** Raised inside a decision that needs something only another service knows; `decide` turns it into a `Need`. */
 class Missing {
   constructor(readonly need: Need) {}
-}
-
-export interface DecideContext {
-  limits: RunLimits;
-  knowledge: Knowledge;
 }
 
 /**
@@ -196,13 +193,6 @@ function cutOffCalls(s: InStage): string[] {
   const open = new Set(s.current.step.kind === 'tools' ? s.current.step.open.map((c) => c.modelCallId) : []);
   return (s.history[last].message.toolCalls ?? []).map((c) => c.id).filter((id) => !answered.has(id) && !open.has(id));
 }
-
-/** What an interpreted answer leads to. */
-export type Follow =
-  | { kind: 'stay' }
-  | { kind: 'enter'; transition: Transition; guidance?: { promptId: string; reason: string } }
-  | { kind: 'correct'; promptId: string; reason: string }
-  | { kind: 'fail'; fault: Fault };
 
 function follow(batch: Batch, next: Follow, at: string, context: DecideContext): void {
   switch (next.kind) {

@@ -2,7 +2,7 @@ import { ReasoningOutcome, ToolArguments, ToolCall, ToolName, toolErrorText } fr
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { deliveryStatement, parseReasoning, stripReasoning } from '@stagecraft/reasoning';
 import { Batch } from './batch';
-import type { DecideContext, Follow } from './decide';
+import type { DecideContext, Follow } from './decide-context';
 import { applyInstructions } from './delegation';
 import { runIds } from './ids';
 import { findInstructionTags } from './instruction-tags';

@@ -1,5 +1,5 @@
 import { evolveRun, foldRun } from './evolve';
-import { MACRO, ShellKnowledge, When, call, decideAsShell, micro, reply, requested, reviewed, toolAnswers } from './given.spec-helper';
+import { MACRO, ShellKnowledge, When, call, decideAsShell, micro, reply, requested, reviewed, toolAnswers } from './given.testing';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { PendingEvent } from './pending-event';
 import { replayRun } from './replay';

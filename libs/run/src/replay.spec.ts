@@ -1,4 +1,4 @@
-import { recordedRun } from './given.spec-helper';
+import { recordedRun } from './given.testing';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { replayRun } from './replay';
 

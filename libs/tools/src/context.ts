@@ -1,6 +1,6 @@
+import type { MemoryRecallReply, MemoryReflectReply, MemoryRetainReply, MemoryTier } from '@stagecraft/contracts';
 import type { IndexView } from '@stagecraft/index';
 import type { SandboxOptions } from '@stagecraft/sandbox';
-import type { MemoryPort } from './memory-tools';
 
 /** Executables `run_command` may start when the host configures none. */
 export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
@@ -48,4 +48,17 @@ export interface ToolContext {
   memory?: MemoryPort;
   /** Vectors for texts (`STAGECRAFT_EMBEDDING_MODEL`): `search_index` ranks by meaning as well as by words when given. */
   embed?: (texts: string[]) => Promise<number[][]>;
+}
+
+/**
+ * How the memory tools reach the memory service: the tool service answers them with `memory.recall`,
+ * `memory.retain` and `memory.reflect` in the project's scope, filling in the source run and an id
+ * derived from the call (so a retried call retains once).
+ */
+export interface MemoryPort {
+  /** The project's memory scope, derived from its root. */
+  scope: string;
+  recall(request: { query: string; tier?: MemoryTier; limit: number }): Promise<MemoryRecallReply>;
+  retain(request: { tier: MemoryTier; content: string; tags: string[] }): Promise<MemoryRetainReply>;
+  reflect(request: { query: string }): Promise<MemoryReflectReply>;
 }

@@ -1,5 +1,5 @@
 export { DEFAULT_ALLOWED_COMMANDS, LIMITS } from './context';
-export type { ToolContext } from './context';
+export type { MemoryPort, ToolContext } from './context';
 export { failed, succeeded, ToolFailureError } from './outcome';
 export type { FailureKind, ToolFailure, ToolOutcome } from './outcome';
 export { TOOLS, executeTool, toolSignature, toolSpecs } from './registry';
@@ -24,4 +24,3 @@ export type { IndexUpdate } from './index/build';
 export { loadParsers } from './index/parsers';
 export { GitIgnore, listProjectFiles, ALWAYS_SKIPPED } from './index/scan';
 export { MemoryRecallArgs, MemoryRetainArgs, MemoryReflectArgs } from './memory-tools';
-export type { MemoryPort } from './memory-tools';

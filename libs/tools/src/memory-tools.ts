@@ -1,20 +1,7 @@
 import { z } from 'zod';
-import { MemoryRecallReply, MemoryReflectReply, MemoryRetainReply, MemoryTier } from '@stagecraft/contracts';
+import { MemoryTier } from '@stagecraft/contracts';
 import { ToolContext } from './context';
 import { ToolOutcome, failed, succeeded } from './outcome';
-
-/**
- * How the memory tools reach the memory service: the tool service answers them with `memory.recall`,
- * `memory.retain` and `memory.reflect` in the project's scope, filling in the source run and an id
- * derived from the call (so a retried call retains once).
- */
-export interface MemoryPort {
-  /** The project's memory scope, derived from its root. */
-  scope: string;
-  recall(request: { query: string; tier?: MemoryTier; limit: number }): Promise<MemoryRecallReply>;
-  retain(request: { tier: MemoryTier; content: string; tags: string[] }): Promise<MemoryRetainReply>;
-  reflect(request: { query: string }): Promise<MemoryReflectReply>;
-}
 
 export const MemoryRecallArgs = z
   .object({

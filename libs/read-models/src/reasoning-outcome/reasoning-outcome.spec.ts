@@ -1,4 +1,4 @@
-import { Log, fold, foldThroughCheckpoint, outcome, runStarted, stageEntered } from '../log.spec-helper';
+import { Log, fold, foldThroughCheckpoint, outcome, runStarted, stageEntered } from '../log.testing';
 import { reasoningOfConversation, reasoningOfRun, reasoningOutcomeModel } from './reasoning-outcome';
 
 const WARMUP = 'r1/main/001/2026-11-01T10:00:00Z';

@@ -1,4 +1,4 @@
-import { usage } from '../log.spec-helper';
+import { usage } from '../log.testing';
 import { costOf } from './cost';
 
 const prices = { 'gpt-a': { promptPerMTok: 2.5, completionPerMTok: 10 }, qa: { promptPerMTok: 0.15, completionPerMTok: 0.6 } };

@@ -1,4 +1,4 @@
-import { Log, at, fold, runStarted } from '../log.spec-helper';
+import { Log, at, fold, runStarted } from '../log.testing';
 import { isStuck, listRuns, runOf, stuckRuns } from './list-runs';
 import { rootOfConversation, rootOfRun, runsModel } from './runs';
 

@@ -10,7 +10,7 @@ import {
   runStarted,
   stageEntered,
   usage,
-} from '../log.spec-helper';
+} from '../log.testing';
 import { isStuck, runOf } from './list-runs';
 import { QA_MODEL, UNKNOWN_MODEL, runsModel } from './runs';
 

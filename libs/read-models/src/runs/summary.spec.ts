@@ -1,4 +1,4 @@
-import { Log, at, fold, modelRequested, modelResponded, runStarted, usage } from '../log.spec-helper';
+import { Log, at, fold, modelRequested, modelResponded, runStarted, usage } from '../log.testing';
 import { listRunSummaries } from './summary';
 import { runsModel } from './runs';
 

@@ -7,7 +7,7 @@ import { auditRun } from '@stagecraft/run';
 import { RecordedRequest } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import { EmbeddedServices, followRun, scriptedGateway, sixServices, startEmbedded } from './embedded.spec-helper';
+import { EmbeddedServices, followRun, scriptedGateway, sixServices, startEmbedded } from '@stagecraft/testing-system';
 
 /**
  * Runs whose writes wait for a person (`approve: 'writes'`), embedded: the run stops before its write,

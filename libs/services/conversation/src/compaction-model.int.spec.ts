@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { EventData, streams } from '@stagecraft/contracts';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
-import { EmbeddedServices, runToEnd, startEmbedded } from './embedded.spec-helper';
+import { EmbeddedServices, runToEnd, startEmbedded } from '@stagecraft/testing-system';
 
 /**
  * The `model` compaction method over HTTP: the run asks the scripted model for a summary with the

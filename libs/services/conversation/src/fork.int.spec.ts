@@ -7,7 +7,7 @@ import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import { followRun, startEmbedded } from './embedded.spec-helper';
+import { followRun, startEmbedded } from '@stagecraft/testing-system';
 
 /** What a forked head must repeat of the run it copied: every event's type and data, the first one's run id aside. */
 const content = (events: readonly RunEvent[]) =>

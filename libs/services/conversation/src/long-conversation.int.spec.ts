@@ -2,7 +2,7 @@ import { EventOf, streams } from '@stagecraft/contracts';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import { runToEnd, startEmbedded } from './embedded.spec-helper';
+import { runToEnd, startEmbedded } from '@stagecraft/testing-system';
 
 /** NATS's default max payload: no event of a run may need more to be published. */
 const MAX_PAYLOAD = 1024 * 1024;

@@ -2,7 +2,7 @@ import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { RecordedEvent } from '@stagecraft/event-store';
 import { Host } from '@stagecraft/service-shell';
 import { longToolLoopScript, writeToolLoopProject } from '@stagecraft/testing';
-import { runToEnd as sendToEnd, startEmbedded } from './embedded.spec-helper';
+import { runToEnd as sendToEnd, startEmbedded } from '@stagecraft/testing-system';
 import { restoreRequests } from './prompt-bodies';
 
 const ROUNDS = 24;

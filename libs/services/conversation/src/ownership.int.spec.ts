@@ -6,7 +6,7 @@ import { streams } from '@stagecraft/contracts';
 import { ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { eventually, readWriteAgentScript } from '@stagecraft/testing';
-import { runToEnd, scriptedGateway, sixServices } from './embedded.spec-helper';
+import { runToEnd, scriptedGateway, sixServices } from '@stagecraft/testing-system';
 
 /**
  * Who may act on a run or a conversation, whatever the transport: a conversation stays in its project,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import { runToEnd, startEmbedded } from './embedded.spec-helper';
+import { runToEnd, startEmbedded } from '@stagecraft/testing-system';
 
 describe('the warmup prompt, embedded', () => {
   let server: ScriptedModelServer;

@@ -9,7 +9,7 @@ import { DEFAULT_RUN_LIMITS, auditRun, replayRun } from '@stagecraft/run';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { macroReasoning, microReasoning, toolResultsIn } from '@stagecraft/testing';
-import { runToEnd, scriptedGateway, sixServices, startEmbedded } from './embedded.spec-helper';
+import { runToEnd, scriptedGateway, sixServices, startEmbedded } from '@stagecraft/testing-system';
 
 /**
  * Seed 002 §10 path by path: each test scripts a model that goes wrong in one way and checks that the

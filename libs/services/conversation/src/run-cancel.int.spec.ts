@@ -5,7 +5,7 @@ import { auditRun, replayRun, DEFAULT_RUN_LIMITS } from '@stagecraft/run';
 import { Host } from '@stagecraft/service-shell';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, readWriteAgentScript } from '@stagecraft/testing';
-import { EmbeddedServices, runToEnd, startEmbedded } from './embedded.spec-helper';
+import { EmbeddedServices, runToEnd, startEmbedded } from '@stagecraft/testing-system';
 import { RunRegistry } from './run-registry';
 import { RUN_REGISTRY } from './tokens';
 

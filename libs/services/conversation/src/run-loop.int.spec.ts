@@ -6,7 +6,7 @@ import { toChatMessage } from '@stagecraft/run';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
-import { runToEnd as sendToEnd, startEmbedded } from './embedded.spec-helper';
+import { runToEnd as sendToEnd, startEmbedded } from '@stagecraft/testing-system';
 import { restoreRequests } from './prompt-bodies';
 
 describe('a run, embedded', () => {

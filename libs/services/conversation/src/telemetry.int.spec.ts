@@ -2,7 +2,7 @@ import { InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opente
 import { Host } from '@stagecraft/service-shell';
 import { Tracing, metricsExposition, startTracing } from '@stagecraft/telemetry';
 import { eventually, readWriteAgentScript } from '@stagecraft/testing';
-import { runToEnd, startEmbedded } from './embedded.spec-helper';
+import { runToEnd, startEmbedded } from '@stagecraft/testing-system';
 
 // The exposition parser has no type declarations.
 const parsePrometheus = require('parse-prometheus-text-format') as (text: string) => MetricFamily[];

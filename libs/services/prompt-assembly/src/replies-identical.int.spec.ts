@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { ErrorReply, PreviousAttempt, ReplyEnvelope, TEMPLATE_SCHEMA_VERSION, UpstreamContext } from '@stagecraft/contracts';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- a test may host another service next to this one, as a deployment does
-import { policyService } from '@stagecraft/policy-service';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
+import { modelFreeServices } from '@stagecraft/testing-system';
 import { promptAssemblyService } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
@@ -18,7 +17,7 @@ beforeAll(async () => {
   nats = await startNatsServer();
   for (const transport of TRANSPORTS) {
     hosts[transport] = await startHost({
-      definitions: [policyService, promptAssemblyService],
+      definitions: [modelFreeServices.policy, promptAssemblyService],
       transport,
       natsUrl: nats.url,
       store: 'memory:',

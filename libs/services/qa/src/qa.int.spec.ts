@@ -6,14 +6,9 @@ import pino from 'pino';
 import { QaReviewRequest, streams } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
 import { createOpenAiGateway } from '@stagecraft/model-gateway';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the reviewer needs the policy, prompt and tool services beside it, as a deployment has
-import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- see above
-import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- see above
-import { toolExecutionService } from '@stagecraft/tool-execution-service';
+import { modelFreeServices } from '@stagecraft/testing-system';
 import { MAX_MODEL_CALLS, qaServiceWith } from './index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 10000, logLevel: 'silent' as const };
@@ -53,7 +48,8 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
   });
   host = await startHost({
-    definitions: [policyService, promptAssemblyService, toolExecutionService, qaServiceWith({ gateway })],
+    // The reviewer needs the policy, prompt and tool services beside it, as a deployment has.
+    definitions: [modelFreeServices.policy, modelFreeServices.promptAssembly, modelFreeServices.toolExecution, qaServiceWith({ gateway })],
     transport: 'inproc',
     store: `sqlite:${join(dir, 'events.db')}`,
     config,

@@ -9,7 +9,7 @@ import { MessageBus, connectNatsBus, natsConnectionOf } from '@stagecraft/messag
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { NatsServerHandle, readWriteAgentScript, startNatsServer } from '@stagecraft/testing';
-import { scriptedGateway, sixServices } from '../embedded.spec-helper';
+import { scriptedGateway, sixServices } from '@stagecraft/testing-system';
 
 /**
  * A replica that loses a run's lease while it waits for the model must not append what the model

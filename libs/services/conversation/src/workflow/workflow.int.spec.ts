@@ -4,7 +4,7 @@ import { StagecraftEvent, WorkflowView, runEvents, streams, workflowEvents } fro
 import { readEvents } from '@stagecraft/event-store';
 import { ScriptedDecision, WorkflowScriptOptions, workflowScript } from '@stagecraft/scripted-model';
 import { eventually } from '@stagecraft/testing';
-import { EmbeddedServices, startEmbedded } from '../embedded.spec-helper';
+import { EmbeddedServices, startEmbedded } from '@stagecraft/testing-system';
 
 const storeOf = (system: EmbeddedServices) => {
   const { store } = system.host.ports;

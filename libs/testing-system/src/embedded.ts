@@ -4,25 +4,30 @@ import { join } from 'node:path';
 import { RequestOf, StagecraftEvent } from '@stagecraft/contracts';
 import { BusSubscription, subscribeRunEvents } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway } from '@stagecraft/model-gateway';
-// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ConversationOptions, conversationServiceWith } from '@stagecraft/conversation-service';
 import { memoryService } from '@stagecraft/memory-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { policyService } from '@stagecraft/policy-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { promptAssemblyService } from '@stagecraft/prompt-assembly-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { qaServiceWith } from '@stagecraft/qa-service';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { toolExecutionService } from '@stagecraft/tool-execution-service';
 import { Script, ScriptedModelServer, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, ServiceDefinition, startHost } from '@stagecraft/service-shell';
 import pino from 'pino';
-import { ConversationOptions, conversationServiceWith } from './index';
 
 /**
  * The six services embedded for a spec: one process, the in-process bus, a sqlite file in a fresh
- * temporary folder, and a scripted model server behind the model-facing two.
+ * temporary folder, and a scripted model server behind the model-facing two. A spec of one service
+ * hosts the others from here, as a deployment runs them beside it; production code may not import
+ * this lib (its tag is allowed only in test files).
  */
+
+/** The services that call no model, by name, to host beside the one a spec is about. */
+export const modelFreeServices = {
+  policy: policyService,
+  promptAssembly: promptAssemblyService,
+  toolExecution: toolExecutionService,
+  memory: memoryService,
+} as const;
 
 /** A gateway to the scripted model server at `url`: no retries, no logs. */
 export const scriptedGateway = (url: string): ModelGateway =>
