@@ -4,7 +4,9 @@
  * Open a store with `openEventStore(url)` (`memory:`, `sqlite:PATH`, `kurrentdb://…`/`esdb://…`)
  * or a factory. Checkpoints live in the same engine as the events and come with the store:
  * `store.checkpoints` (memory: a map; sqlite: the `checkpoints` table of the same file;
- * kurrentdb: the latest event of stream `checkpoint-<name>`). `startProjection(store,
+ * kurrentdb: the latest event of stream `checkpoint-<name>`). A state over 512 KiB of JSON is kept in
+ * pieces that each fit KurrentDB's 1 MiB append, with a digest checked on load (docs/decisions/0041);
+ * the memory store refuses an append over that limit as KurrentDB does. `startProjection(store,
  * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero, `catchUpProjection` from its checkpoint.
  */
 export * from './port';

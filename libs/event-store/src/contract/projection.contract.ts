@@ -35,6 +35,25 @@ export function checkpointAndProjectionContract(ctx: ContractContext): void {
       await checkpoints.save(name, 9n, { count: 2, items: ['a', 'b'] });
       expect(await checkpoints.load(name)).toEqual({ position: 9n, state: { count: 2, items: ['a', 'b'] } });
     });
+
+    it('saves and loads a checkpoint of about 5 MB, far over one KurrentDB event, and a small one after it', async () => {
+      const { checkpoints } = ctx.store();
+      const name = `contract-${randomUUID()}`;
+      const large = (round: number) => ({
+        round,
+        items: Array.from({ length: 50_000 }, (_, i) => ({ i, text: `item ${i} of ${round}: "quoted" \\ é✓ 😀`.padEnd(80, '.') })),
+      });
+      expect(Buffer.byteLength(JSON.stringify(large(1)))).toBeGreaterThan(5_000_000);
+      for (const [position, state] of [
+        [3n, large(1)],
+        [4n, large(2)],
+        [5n, { small: true }],
+        [6n, large(3)],
+      ] as const) {
+        await checkpoints.save(name, position, state);
+        expect(await checkpoints.load(name)).toEqual({ position, state });
+      }
+    }, 60_000);
   });
 
   describe('projections', () => {

@@ -3,6 +3,7 @@ import { RecentAppends } from '../shared/recent-appends';
 import { assertExpectedRevision, validateAppend } from '../shared/expected-revision';
 import { createPollingSubscription } from '../shared/polling-subscription';
 import { streamWindow } from '../shared/read-window';
+import { appendBytes, assertAppendFits } from '../shared/append-limit';
 import { ConcurrencyError } from '../errors';
 import { chainBatch, chainContent, chainedEvents } from '../chain/chain';
 import { createMemoryCheckpointStore } from './memory-checkpoints';
@@ -87,6 +88,7 @@ export function createMemoryEventStore(): EventStore {
       // Serialise first so a non-JSON payload fails the whole batch before anything is stored.
       const contents = events.map(chainContent);
       const chained = chainBatch(stream, existing.lastHash, contents);
+      assertAppendFits(stream, appendBytes(contents.map((c, i) => ({ data: c.data, metadata: chained.metadata[i] }))));
       const recordedAt = new Date().toISOString();
       const stored = contents.map((c, i): StoredEvent => ({
         id: c.id,

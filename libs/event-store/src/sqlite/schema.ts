@@ -24,6 +24,12 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   position INTEGER NOT NULL,
   state    TEXT    NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checkpoint_pieces (
+  name  TEXT    NOT NULL,
+  piece INTEGER NOT NULL,
+  bytes BLOB    NOT NULL,
+  PRIMARY KEY (name, piece)
+);
 `;
 
 export function openSchema(db: DatabaseSync, busyTimeoutMs: number): void {

@@ -6,6 +6,8 @@ const columns = 'position, stream_id, revision, id, type, data, metadata, record
 export function prepareStatements(db: DatabaseSync) {
   const statements = {
     begin: db.prepare('BEGIN IMMEDIATE'),
+    // A read snapshot: a checkpoint's row and its pieces as one save left them.
+    beginRead: db.prepare('BEGIN DEFERRED'),
     commit: db.prepare('COMMIT'),
     rollback: db.prepare('ROLLBACK'),
     logHead: db.prepare('SELECT MAX(position) AS head FROM events'),
@@ -26,6 +28,9 @@ export function prepareStatements(db: DatabaseSync) {
     saveCheckpoint: db.prepare(
       'INSERT INTO checkpoints (name, position, state) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position, state = excluded.state',
     ),
+    loadPieces: db.prepare('SELECT bytes FROM checkpoint_pieces WHERE name = ? ORDER BY piece'),
+    savePiece: db.prepare('INSERT INTO checkpoint_pieces (name, piece, bytes) VALUES (?, ?, ?)'),
+    dropPieces: db.prepare('DELETE FROM checkpoint_pieces WHERE name = ?'),
   } satisfies Record<string, StatementSync>;
   // Rows as arrays: no per-row object with named keys on the hot read paths.
   for (const read of [statements.readForwards, statements.readBackwards, statements.readAll, statements.readAllOfTypes])
