@@ -13,6 +13,19 @@ export const ToolCallId = Id;
 export const TOOL_ARGUMENT_LIMITS = { maxDepth: 16, maxValues: 10_000, maxItems: 5_000 } as const;
 export const ToolArguments = boundedJsonObject(TOOL_ARGUMENT_LIMITS);
 
+/**
+ * A model's tool-call arguments (a JSON text) as an object within the bounds `tool.execute` accepts;
+ * null when they are not JSON, not an object, or too big or deep to be recorded.
+ */
+export function parseToolArguments(raw: string): Record<string, unknown> | null {
+  try {
+    const parsed = ToolArguments.safeParse(JSON.parse(raw || '{}'));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 export const ToolExecuteRequest = z.object({
   callId: ToolCallId,
   runId: RunId,

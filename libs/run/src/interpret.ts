@@ -1,4 +1,4 @@
-import { ReasoningOutcome, ToolArguments, ToolCall, ToolName, toolErrorText } from '@stagecraft/contracts';
+import { ReasoningOutcome, ToolCall, ToolName, parseToolArguments, toolErrorText } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { deliveryStatement, parseReasoning, stripReasoning } from '@stagecraft/reasoning';
 import { Batch } from './batch';
@@ -25,16 +25,6 @@ function correction(batch: Batch, context: DecideContext, promptId: string, reas
     kind: 'fail',
     fault: { code: 'MODEL_FORMAT', message: `${reason}; still wrong after ${current.corrections} correction(s) in ${current.stage}` },
   };
-}
-
-function parseArguments(raw: string): Record<string, unknown> | null {
-  try {
-    // Within the bounds `tool.execute` accepts, or not recorded at all (a deep value would go into the log).
-    const parsed = ToolArguments.safeParse(JSON.parse(raw || '{}'));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -174,7 +164,7 @@ function addToolCalls(batch: Batch, response: ModelResponse, calls: ToolCall[], 
   for (const call of calls) {
     const callId = runIds.toolCall(response.requestId, call.id);
     const tool = ToolName.safeParse(call.name);
-    const args = parseArguments(call.arguments);
+    const args = parseToolArguments(call.arguments);
     if (runsTools && tool.success && args) {
       batch.add('ToolCallRequested', { callId, tool: tool.data, arguments: args, stage, modelCallId: call.id });
       continue;

@@ -9,6 +9,7 @@ import { RunKnowledge } from './knowledge';
 import { HeldLease, LeasePorts } from './leases/held-lease';
 import { runsToTake } from './leases/lease-decisions';
 import { RunLog } from './run-log';
+import { DEFAULT_LEASE_TTL_MS } from './scale-config';
 
 export interface RunRegistryOptions {
   /** How often failures that could not be recorded are tried again (default 5 s). */
@@ -48,7 +49,12 @@ export class RunRegistry {
     private readonly ports: DriverPorts,
     private readonly options: RunRegistryOptions = {},
   ) {
-    this.leases = options.leases ?? { leases: inProcessLeases(15_000), owner: 'this-process', clock: ports.clock, logger: ports.logger };
+    this.leases = options.leases ?? {
+      leases: inProcessLeases(DEFAULT_LEASE_TTL_MS),
+      owner: 'this-process',
+      clock: ports.clock,
+      logger: ports.logger,
+    };
   }
 
   /** Drives a run this process has just appended to (a new run); another replica's lease on it wins. */

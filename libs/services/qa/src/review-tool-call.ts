@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Id, ToolName, toolErrorText } from '@stagecraft/contracts';
+import { Id, ToolName, parseToolArguments, toolErrorText } from '@stagecraft/contracts';
 import type { QaReviewRequest, StagePolicy, ToolCall } from '@stagecraft/contracts';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 
@@ -7,15 +7,6 @@ import type { Requester, RequestContext } from '@stagecraft/messaging';
 export function qaCallId(runId: string, toolCallId: string): string {
   const id = `${runId}.qa.${toolCallId}`;
   return Id.safeParse(id).success ? id : `qa-${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
-}
-
-function parseArguments(raw: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(raw || '{}');
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 const FINISH = 'finish with the JSON report, and say in it what could not be checked';
@@ -43,7 +34,7 @@ export async function reviewToolCall(
 ): Promise<string> {
   const tool = ToolName.safeParse(call.name);
   if (!tool.success) return notInReview(call.name, policy, 'It is not a Stagecraft tool.');
-  const args = parseArguments(call.arguments);
+  const args = parseToolArguments(call.arguments);
   if (args === null) {
     return toolErrorText({
       code: 'INVALID_ARGUMENTS',

@@ -19,7 +19,18 @@ import { composeStepPrompt } from '../compose';
 import { parseAgentDocument } from './documents';
 import { WorkflowPendingEvent, evolveWorkflow } from './evolve';
 import { WorkflowInput } from './inputs';
-import { AgentRun, PhaseEntry, QueuedAgent, StartedWorkflow, WorkflowState, agentRun, currentEntry } from './state';
+import {
+  AgentRun,
+  PhaseEntry,
+  QueuedAgent,
+  StartedWorkflow,
+  WorkflowState,
+  agentRun,
+  currentEntry,
+  gateId,
+  isWorking,
+  mergeWaiting,
+} from './state';
 import { ticketFor, upstreamFor } from './upstream';
 
 type WorkflowEventType = WorkflowEvent['type'];
@@ -360,8 +371,6 @@ const specOf = (run: AgentRun): DispatchSpec => ({
   upstream: [...run.upstream],
 });
 
-const isWorking = (s: StartedWorkflow, entry: PhaseEntry, agentId: string): boolean => agentRun(s, entry, agentId)?.status === 'dispatched';
-
 /** Moves a phase on: dispatches waiting work agents within the parallel limit, then merges and collects. */
 function followUp(b: Batch): void {
   if (b.state.status !== 'running') return;
@@ -401,14 +410,14 @@ function followUp(b: Batch): void {
       return;
   }
   const now = b.entry;
-  if (now.queue.length > 0 || now.workAgents.some((id) => isWorking(b.started, now, id)) || now.collector !== null) return;
-  if (now.phase === 'tickets' && now.merge.status === 'none') {
+  if (mergeWaiting(b.started, now)) {
     const gate = gateId(b.started, now, 'before_merge');
     if (b.started.start.gates.beforeMerge && b.started.answered[gate] === undefined)
       b.add('ApprovalRequested', { approvalId: gate, kind: 'before_merge', summary: mergeSummary(b.started, now) });
-    // Otherwise the shell merges the copies back, then the collector is dispatched.
+    // Otherwise the shell merges the copies back (`mergeDue`), then the collector is dispatched.
     return;
   }
+  if (now.queue.length > 0 || now.workAgents.some((id) => isWorking(b.started, now, id)) || now.collector !== null) return;
   dispatchCollector(b);
 }
 
@@ -416,9 +425,6 @@ function mergeSummary(s: StartedWorkflow, entry: PhaseEntry): string {
   const done = entry.workAgents.filter((id) => agentRun(s, entry, id)?.status === 'completed');
   return `merge the changes of ${done.length} ticket agent(s) (${done.join(', ') || 'none'}) into ${s.start.projectRoot}`;
 }
-
-const gateId = (s: StartedWorkflow, entry: PhaseEntry, kind: 'before_merge' | 'after_planning'): string =>
-  `${s.start.workflowId.slice(0, 90)}.${kind}.${entry.round}`;
 
 function dispatchCollector(b: Batch): void {
   const entry = b.entry;

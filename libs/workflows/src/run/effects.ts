@@ -1,4 +1,4 @@
-import { AgentRun, PhaseEntry, StartedWorkflow, WorkflowState, agentRun, currentEntry } from './state';
+import { AgentRun, WorkflowState, agentRun, currentEntry, mergeDue } from './state';
 
 /** I/O a workflow waits for; the shell does each (idempotently) and reports back an input. */
 export type WorkflowEffect =
@@ -48,14 +48,4 @@ export function workflowEffects(state: WorkflowState): WorkflowEffect[] {
     effects.push({ kind: 'merge', phase: entry.phase, agents });
   }
   return [...resolve, ...effects];
-}
-
-function mergeDue(s: StartedWorkflow, entry: PhaseEntry): boolean {
-  if (entry.phase !== 'tickets' || entry.status !== 'running' || entry.merge.status !== 'none' || entry.collector !== null) return false;
-  if (entry.orchestrator === null || agentRun(s, entry, entry.orchestrator)?.status !== 'completed') return false;
-  if (entry.queue.length > 0 || entry.workAgents.some((id) => agentRun(s, entry, id)?.status === 'dispatched')) return false;
-  return (
-    !s.start.gates.beforeMerge ||
-    Object.entries(s.answered).some(([id, answer]) => id.endsWith(`.before_merge.${entry.round}`) && answer === 'given')
-  );
 }

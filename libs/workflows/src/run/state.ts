@@ -103,3 +103,21 @@ export const agentRun = (s: StartedWorkflow, entry: PhaseEntry, agentId: string)
   const runId = entry.latest[agentId];
   return runId === undefined ? undefined : s.runs[runId];
 };
+
+export const isWorking = (s: StartedWorkflow, entry: PhaseEntry, agentId: string): boolean =>
+  agentRun(s, entry, agentId)?.status === 'dispatched';
+
+/** The approval id of a gate of a phase round: the decider asks under it, and reads the answer by it. */
+export const gateId = (s: StartedWorkflow, entry: PhaseEntry, kind: 'before_merge' | 'after_planning'): string =>
+  `${s.start.workflowId.slice(0, 90)}.${kind}.${entry.round}`;
+
+/** The tickets phase's agents are all done and nothing is merged yet: the copies are merged next. */
+export function mergeWaiting(s: StartedWorkflow, entry: PhaseEntry): boolean {
+  if (entry.phase !== 'tickets' || entry.status !== 'running' || entry.merge.status !== 'none' || entry.collector !== null) return false;
+  if (entry.orchestrator === null || agentRun(s, entry, entry.orchestrator)?.status !== 'completed') return false;
+  return entry.queue.length === 0 && !entry.workAgents.some((id) => isWorking(s, entry, id));
+}
+
+/** The merge is due: it waits, and the workflow has no before-merge gate, or a person opened it. */
+export const mergeDue = (s: StartedWorkflow, entry: PhaseEntry): boolean =>
+  mergeWaiting(s, entry) && (!s.start.gates.beforeMerge || s.answered[gateId(s, entry, 'before_merge')] === 'given');
