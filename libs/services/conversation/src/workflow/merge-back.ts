@@ -6,7 +6,7 @@ import { removeInsideRoot, resolveWritableInsideRoot, writeInsideRoot } from '@s
 import { mergeCase } from '@stagecraft/workflows';
 import { hostGit } from './host-git';
 import { readRegular, sha256, skipped, snapshotObject } from './snapshot';
-import { changesIn, rootSide } from './worktrees';
+import { changesIn, rootSide, sideDigest } from './worktrees';
 
 export interface MergeConflict {
   path: string;
@@ -75,10 +75,7 @@ async function unifiedDiff(ours: Buffer | null, theirs: Buffer | null): Promise<
 }
 
 /** The digest of the root's file at `path`: null when there is none, `other` when it is not a regular file. */
-function currentDigest(realRoot: string, path: string): string | null {
-  const now = rootSide(realRoot, path);
-  return now.kind === 'file' ? sha256(now.bytes) : now.kind === 'absent' ? null : 'other';
-}
+const currentDigest = (realRoot: string, path: string): string | null => sideDigest(rootSide(realRoot, path));
 
 /** Writes (or deletes) one file of the root through the pinned writers, if the user's file is still what was read. */
 async function writeRoot(realRoot: string, path: string, expected: string | null, bytes: Buffer | null, mode?: number): Promise<boolean> {
@@ -119,7 +116,7 @@ export async function mergeWorktrees(
       const theirs = change.deleted ? null : readRegular(realCopy, change.path);
       if (!change.deleted && theirs === null) continue; // no longer a regular file in the copy: nothing to bring
       const ours = rootSide(root, change.path);
-      const oursDigest = ours.kind === 'file' ? sha256(ours.bytes) : ours.kind === 'absent' ? null : 'other';
+      const oursDigest = sideDigest(ours);
       const theirsDigest = theirs === null ? null : sha256(theirs.bytes);
       const conflict = async (reason: MergeConflictReason) => {
         const base = change.base === null ? null : await snapshotObject(projectRoot, change.base);

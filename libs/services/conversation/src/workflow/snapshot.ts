@@ -83,7 +83,7 @@ const canonical = (manifest: SnapshotManifest): string =>
       .map((path) => [path, manifest[path].sha256, manifest[path].mode]),
   );
 
-async function exists(path: string): Promise<boolean> {
+export async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,
     () => false,

@@ -1,9 +1,9 @@
-import { mkdir, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StagecraftError, Worktree } from '@stagecraft/contracts';
-import { copyTreeFromRoot, removeInsideRoot, resolveWritableInsideRoot, withHandle, writeInsideRoot } from '@stagecraft/tools';
+import { copyTreeFromRoot, readHeld, removeInsideRoot, resolveWritableInsideRoot, withHandle, writeInsideRoot } from '@stagecraft/tools';
 import { filtersOff, hostGit } from './host-git';
-import { readRegular, readSnapshot, refuseRedirected, sha256, skipped, snapshotObject, walkFiles } from './snapshot';
+import { exists, readRegular, readSnapshot, refuseRedirected, sha256, skipped, snapshotObject, walkFiles } from './snapshot';
 
 const git = (cwd: string, ...args: string[]) => hostGit(cwd, args);
 
@@ -18,11 +18,6 @@ export async function isolationFor(projectRoot: string): Promise<'git-worktree' 
   }
 }
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 const manifestPath = (worktree: Worktree) => `${worktree.path}.base.json`;
 
 /** The digest of a file of a copy; a file that is no longer a regular file has none. */
@@ -121,19 +116,21 @@ export async function removeMergedWorktrees(projectRoot: string, workflowId: str
   await git(projectRoot, 'worktree', 'prune').catch(() => undefined);
 }
 
-/** Whether `path` is a symlink, a directory or anything else that is not a regular file or nothing (root side). */
-export function rootSide(
-  realRoot: string,
-  path: string,
-): { kind: 'absent' } | { kind: 'file'; bytes: Buffer; mode: number } | { kind: 'other' } {
+export type RootSide = { kind: 'absent' } | { kind: 'file'; bytes: Buffer; mode: number } | { kind: 'other' };
+
+/** The root's file at `path`, read through one handle of it; `other` for a symlink, a directory or anything not a regular file. */
+export function rootSide(realRoot: string, path: string): RootSide {
   try {
-    const kind = withHandle(realRoot, join(realRoot, path), path, (found) =>
-      found === undefined ? 'absent' : found.info.isFile() ? 'file' : 'other',
-    );
-    if (kind !== 'file') return { kind };
-    const file = readRegular(realRoot, path);
-    return file === null ? { kind: 'other' } : { kind: 'file', ...file };
+    return withHandle(realRoot, join(realRoot, path), path, (found): RootSide => {
+      if (found === undefined) return { kind: 'absent' };
+      if (!found.info.isFile()) return { kind: 'other' };
+      return { kind: 'file', bytes: readHeld(found.fd, found.info.size), mode: found.info.mode & 0o777 };
+    });
   } catch {
     return { kind: 'other' };
   }
 }
+
+/** A root side's digest: null when absent, `other` when it is not a regular file. */
+export const sideDigest = (side: RootSide): string | null =>
+  side.kind === 'file' ? sha256(side.bytes) : side.kind === 'absent' ? null : 'other';
