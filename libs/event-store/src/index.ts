@@ -49,3 +49,5 @@ export {
   type ChainProblem,
   type ChainReport,
 } from './chain/verify-chain';
+export { appendDecided, validData, type AppendDecidedOptions } from './decided/append-decided';
+export { DecidedStream, type DecidedStreamOptions, type StreamPorts } from './decided/decided-stream';
