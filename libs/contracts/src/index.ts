@@ -25,3 +25,7 @@ export * from './health';
 export * from './subjects';
 export * from './json-schemas';
 export * from './json-structure';
+export * from './context-ids';
+export * from './memory-scope';
+export * from './project-roots';
+export * from './sourced';

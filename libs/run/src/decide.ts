@@ -1,5 +1,5 @@
 import { StagePolicy, StagecraftError, canonicalJson, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
-import { formatContextId, nextSequence } from '@stagecraft/context';
+import { formatContextId, nextSequence } from '@stagecraft/contracts';
 import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
 import { Batch } from './batch';
 import { cancel, completedCall, recordLate } from './cancellation';

@@ -1,6 +1,6 @@
 import { ChatMessage, EventData, StagecraftError, ToolCall, expandMessageHashes, streams } from '@stagecraft/contracts';
 import { PendingEvent } from './pending-event';
-import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/context';
+import { EMPTY_SEQUENCES, observeContextId } from '@stagecraft/contracts';
 import { isAnswer, toolLogLine } from './rules';
 import { NO_PRIOR_TURNS, OpenToolCall, RunState, StageState } from './state';
 

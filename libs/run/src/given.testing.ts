@@ -11,7 +11,7 @@ import {
   ToolCall,
   UserMode,
 } from '@stagecraft/contracts';
-import { parseSummary } from '@stagecraft/context';
+import { parseSummary } from './compaction';
 import { decideStagePolicy } from '@stagecraft/policy';
 import { decide } from './decide';
 import { evolveRun, foldRun } from './evolve';

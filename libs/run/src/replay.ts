@@ -1,5 +1,5 @@
 import { StagePolicy, canonicalJson } from '@stagecraft/contracts';
-import { parseContextId } from '@stagecraft/context';
+import { parseContextId } from '@stagecraft/contracts';
 import { decide } from './decide';
 import { evolveRun, foldRun } from './evolve';
 import { Knowledge, RunInput, delegationKey } from './inputs';

@@ -9,7 +9,7 @@ import {
   Stage,
   StagePolicy,
 } from '@stagecraft/contracts';
-import { SequenceState, SourcedMessage, SourcedOutcome } from '@stagecraft/context';
+import { SequenceState, SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
 
 export type RunStart = EventData<'RunStarted'>;
 export type ModelRequestRecord = EventData<'ModelRequested'>;

@@ -6,3 +6,6 @@ export { loadWorkflowDirectory, parseWorkflowFile } from './load';
 export * from './run';
 export { mergeCase, CONFLICT_REASONS } from './three-way';
 export type { FileVersions, MergeCase, ConflictReason } from './three-way';
+export { upstreamContextContributor, renderUpstream } from './contributors/upstream-context';
+export { previousAttemptContributor, renderPreviousAttempt } from './contributors/previous-attempt';
+export { describeUpstream, upstreamId } from './contributors/describe-upstream';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatMessage, CompactionSettings, EventData, streams } from '@stagecraft/contracts';
-import { DEFAULT_COMPACTION, estimateTokens } from '@stagecraft/context';
+import { DEFAULT_COMPACTION, estimateTokens } from '@stagecraft/run';
 import { ModelGateway } from '@stagecraft/model-gateway';
 import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
 import { runToEnd, startEmbeddedServices } from './embedded-services';

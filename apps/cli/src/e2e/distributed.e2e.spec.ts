@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HealthReply, REQUEST_SUBJECTS, RequestSubject, SERVICE_NAMES, requestContracts, streams, withPrefix } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { MessageBus, Requester } from '@stagecraft/messaging';
 import { NatsServerHandle, ServiceProcess, runCli, spawnApp } from '@stagecraft/testing';
 import { DistributedSystem, startDistributedSystem } from './distributed-system';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventData, StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { subscribeRunEvents } from '@stagecraft/messaging';
 import {
   RecordedRequest,

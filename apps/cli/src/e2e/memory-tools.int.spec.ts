@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolName, streams } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { memoryService } from '@stagecraft/memory-service';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { eventually } from '@stagecraft/testing';

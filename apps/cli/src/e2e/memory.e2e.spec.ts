@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventData, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { runOutcomeMemoryId } from '@stagecraft/memory-service';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';

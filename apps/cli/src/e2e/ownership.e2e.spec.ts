@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventData, RequestOf, StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { BusSubscription, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, microReasoning, QA_PASS_REPORT } from '@stagecraft/testing';

@@ -1,5 +1,5 @@
 import { EventData, HistorySummary } from '@stagecraft/contracts';
-import { SourcedMessage } from '@stagecraft/context';
+import { SourcedMessage } from '@stagecraft/contracts';
 import { entryOf } from '../logged';
 import { LoggedEvent, ReadModel } from '../read-model';
 

@@ -15,7 +15,7 @@ import {
   TicketCollectorResult,
   UpstreamContext,
 } from '@stagecraft/contracts';
-import { previousAttemptContributor, upstreamContextContributor } from '@stagecraft/context';
+import { previousAttemptContributor, upstreamContextContributor } from '@stagecraft/workflows';
 import { decideStagePolicy } from '@stagecraft/policy';
 import {
   assemblePrompt,

@@ -1,5 +1,5 @@
 import { CompactionSettings, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
-import { DEFAULT_COMPACTION } from '@stagecraft/context';
+import { DEFAULT_COMPACTION } from '@stagecraft/run';
 
 /**
  * How runs compact their history, from the environment: `STAGECRAFT_COMPACTION` (`extractive`, the

@@ -8,7 +8,7 @@ import {
   streams,
 } from '@stagecraft/contracts';
 import { ConcurrencyError, NewEvent, readEvents } from '@stagecraft/event-store';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { foldRun } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
 

@@ -6,7 +6,7 @@ import { cachedRequests, leasesFor, retainRunEvents } from '@stagecraft/messagin
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGateway } from '@stagecraft/model-gateway';
 import { DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
 import { CompactionSettings } from '@stagecraft/contracts';
-import { DEFAULT_COMPACTION } from '@stagecraft/context';
+import { DEFAULT_COMPACTION } from '@stagecraft/run';
 import { compactionFromEnv } from './compaction-config';
 import { EVENT_STORE, SHELL_CONFIG, ServiceDefinition, ShellPorts } from '@stagecraft/service-shell';
 import { ApprovalController } from './approval.controller';

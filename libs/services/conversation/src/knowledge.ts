@@ -1,5 +1,5 @@
 import { DelegationState, StagePolicy, toErrorReply } from '@stagecraft/contracts';
-import { parseSummary } from '@stagecraft/context';
+import { parseSummary } from '@stagecraft/run';
 import { hashPrompt } from '@stagecraft/model-gateway';
 import { Knowledge, ModelSummary, Need, delegationKey } from '@stagecraft/run';
 import { assemblePrompt } from './assemble-prompt';

@@ -1,5 +1,5 @@
 import { ApprovalAnswerReply, ApprovalAnswerRequest, StagecraftError } from '@stagecraft/contracts';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { DriverPorts } from './driver-ports';
 import { decideAndAppend } from './effects';
 import { RunKnowledge } from './knowledge';

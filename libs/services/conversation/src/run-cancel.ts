@@ -1,5 +1,5 @@
 import { RunCancelReply, RunCancelRequest, StagecraftError, toErrorReply } from '@stagecraft/contracts';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { publishRunCancelled } from './cancel-notices';
 import { DriverPorts } from './driver-ports';
 import { decideAndAppend } from './effects';

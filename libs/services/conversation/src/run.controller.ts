@@ -11,7 +11,7 @@ import {
   streams,
 } from '@stagecraft/contracts';
 import { type EventReader, readEvents } from '@stagecraft/event-store';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { foldRunView } from '@stagecraft/run';
 import { EVENT_READER, Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventOf, StagecraftEvent, streams } from '@stagecraft/contracts';
 import type { RequestOf, RequestSubject } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { memoryServiceWith, runOutcomeMemoryId } from './index';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { streams } from '@stagecraft/contracts';
 import type { EventData, EventType, ReasoningOutcome, RequestOf, RequestSubject } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { memoryService } from './index';
 

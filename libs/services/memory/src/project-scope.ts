@@ -1,5 +1,5 @@
 import { StagecraftError } from '@stagecraft/contracts';
-import { memoryScopeOf, withinProjectRoots } from '@stagecraft/memory';
+import { memoryScopeOf, withinProjectRoots } from '@stagecraft/contracts';
 
 /**
  * The memory scope of a request's project. A deployment that names the roots it serves refuses any

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventOf, runEvents, runOfStream, streams } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { EventReader, Processor, RecordedEvent } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import type { MemoryBook } from './memory-book';
 
 export const RUN_OUTCOMES = 'memory-run-outcomes';

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { HistoryGetReply, HistoryGetRequest, ReasoningOutcomeGetReply, ReasoningOutcomeGetRequest } from '@stagecraft/contracts';
-import { renderSummary } from '@stagecraft/context';
+import { renderSummary } from '@stagecraft/run';
 import { historyModel, reasoningOf, reasoningOutcomeModel, rootOfConversation, rootOfRun, runsModel } from '@stagecraft/read-models';
 import { Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';

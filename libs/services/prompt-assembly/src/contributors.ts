@@ -1,4 +1,4 @@
-import { previousAttemptContributor, upstreamContextContributor } from '@stagecraft/context';
+import { previousAttemptContributor, upstreamContextContributor } from '@stagecraft/workflows';
 import { ContributorRegistry, createContributorRegistry, defaultContributors, workflowRoleContributor } from '@stagecraft/prompts';
 import type { PromptRepository } from '@stagecraft/prompts';
 

@@ -14,7 +14,7 @@ import {
 } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { EventStore, ExpectedRevision } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/memory';
+import { memoryScopeOf } from '@stagecraft/contracts';
 import { MessageBus, RequestContext, Requester, publishToolProgress } from '@stagecraft/messaging';
 import { decideStagePolicy } from '@stagecraft/policy';
 import type { Clock, NewId } from '@stagecraft/service-shell';

@@ -14,7 +14,8 @@ import {
   phaseAgentType,
   PhaseName,
 } from '@stagecraft/contracts';
-import { formatContextId, nextSequence, upstreamId } from '@stagecraft/context';
+import { formatContextId, nextSequence } from '@stagecraft/contracts';
+import { upstreamId } from '../contributors/describe-upstream';
 import { composeStepPrompt } from '../compose';
 import { parseAgentDocument } from './documents';
 import { WorkflowPendingEvent, evolveWorkflow } from './evolve';

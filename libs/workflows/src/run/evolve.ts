@@ -1,5 +1,5 @@
 import { ConsolidationTemplate, DelegationTemplate, EventData, StagecraftError, WorkflowEvent } from '@stagecraft/contracts';
-import { EMPTY_SEQUENCES, observeContextId, parseContextId } from '@stagecraft/context';
+import { EMPTY_SEQUENCES, observeContextId, parseContextId } from '@stagecraft/contracts';
 import { assignmentQueue } from './assignments';
 import { PhaseEntry, StartedWorkflow, WorkflowState } from './state';
 

@@ -9,7 +9,7 @@ import {
   WorkflowStatus,
   Worktree,
 } from '@stagecraft/contracts';
-import { SequenceState } from '@stagecraft/context';
+import { SequenceState } from '@stagecraft/contracts';
 
 export type WorkflowStart = EventData<'WorkflowStarted'>;
 

@@ -1,5 +1,5 @@
 import { EventOf, conversationEvents, runEvents, runOfStream, streams } from '@stagecraft/contracts';
-import { compactionEvent, extractiveSummary, planCompaction } from '@stagecraft/context';
+import { compactionEvent, extractiveSummary, planCompaction } from '@stagecraft/run';
 import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { runIds } from '@stagecraft/run';
 import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents, stableEventId } from '@stagecraft/event-store';

@@ -1,5 +1,5 @@
 import { StagecraftError, WorkflowCancelReply, WorkflowCancelRequest, toErrorReply } from '@stagecraft/contracts';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { StartedWorkflow } from '@stagecraft/workflows';
 import type { z } from 'zod';
 import { DriverPorts } from '../driver-ports';

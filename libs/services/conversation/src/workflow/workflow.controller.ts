@@ -14,7 +14,7 @@ import {
   WorkflowStep,
 } from '@stagecraft/contracts';
 import { Handles } from '@stagecraft/service-shell';
-import { withinProjectRoots } from '@stagecraft/memory';
+import { withinProjectRoots } from '@stagecraft/contracts';
 import { checkProjectRoot } from '@stagecraft/tools';
 import { ParsedWorkflowStart, workflowView } from '@stagecraft/workflows';
 import type { z } from 'zod';

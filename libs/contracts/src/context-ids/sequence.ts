@@ -1,4 +1,4 @@
-import { CONTEXT_ID_PATTERN } from '@stagecraft/contracts';
+import { CONTEXT_ID_PATTERN } from '../context';
 import { parseContextId } from './context-id';
 
 /** The last sequence handed out, per workflow run and agent type. Plain data, so it can be stored and rebuilt. */

@@ -1,4 +1,5 @@
-import { CONTEXT_ID_PATTERN, ContextIdParts, ContextIdString, formatSequence, issuesFromZod, StagecraftError } from '@stagecraft/contracts';
+import { CONTEXT_ID_PATTERN, ContextIdParts, ContextIdString, formatSequence } from '../context';
+import { StagecraftError, issuesFromZod } from '../errors';
 
 /** `{workflowRunId}/{agentType}/{sequence}/{timestamp}`; every part is checked, so the result always parses back. */
 export function formatContextId(parts: ContextIdParts): string {

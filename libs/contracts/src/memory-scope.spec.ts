@@ -1,5 +1,5 @@
-import { Id } from '@stagecraft/contracts';
-import { memoryScopeOf } from './scope';
+import { Id } from './common';
+import { memoryScopeOf } from './memory-scope';
 
 describe('memoryScopeOf', () => {
   it('derives one short id per resolved root', () => {

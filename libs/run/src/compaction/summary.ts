@@ -1,25 +1,15 @@
 import {
   ChatMessage,
   EventRange,
+  EventRef,
   HistorySummary,
-  ReasoningOutcome,
   SUMMARY_SECTIONS,
   SummarySection,
   SummarySectionName,
 } from '@stagecraft/contracts';
+import type { SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
 import { stripReasoning } from '@stagecraft/reasoning';
-import { EventRef, rangesOf } from './sources';
-
-/** A message of the history with where it is stored and why it exists. */
-export interface SourcedMessage extends EventRef {
-  message: ChatMessage;
-  kind?: 'user_input' | 'assistant' | 'tool_result' | 'correction' | 'delegation';
-}
-
-/** A reasoning outcome the run recorded, with where. */
-export interface SourcedOutcome extends EventRef {
-  outcome: ReasoningOutcome;
-}
+import { rangesOf } from './sources';
 
 /** How many items each section keeps: the oldest goals (what was asked first) and the latest of the rest. */
 const KEEP: Record<SummarySectionName, { first: number; last: number }> = {

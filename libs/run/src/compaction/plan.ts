@@ -1,7 +1,8 @@
 import { CompactionSettings, CompactionTrigger, HistoryCompacted, HistorySummary } from '@stagecraft/contracts';
 import { compactionTrigger, estimateTokens, recentWindowStart } from './settings';
 import { rangesOf } from './sources';
-import { SourcedMessage, SourcedOutcome, summaryMessage } from './summary';
+import type { SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
+import { summaryMessage } from './summary';
 
 /** What a compaction would replace, when one is due. */
 export interface CompactionPlan {

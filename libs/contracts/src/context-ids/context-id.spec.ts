@@ -1,4 +1,4 @@
-import { ContextIdString } from '@stagecraft/contracts';
+import { ContextIdString } from '../context';
 import { formatContextId, parseContextId } from './context-id';
 
 const parts = { workflowRunId: 'wf-abc123', agentType: 'discovery-collector', sequence: 1, timestamp: '2026-01-19T10:30:00Z' };

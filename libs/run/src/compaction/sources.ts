@@ -1,10 +1,4 @@
-import { EventRange } from '@stagecraft/contracts';
-
-/** One event a summary drew on. */
-export interface EventRef {
-  stream: string;
-  revision: number;
-}
+import { EventRange, EventRef } from '@stagecraft/contracts';
 
 /** The events as one range per stream (first to last), in the order the streams were first seen. */
 export function rangesOf(refs: readonly (EventRef | EventRange)[]): EventRange[] {

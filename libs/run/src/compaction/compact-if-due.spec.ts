@@ -1,13 +1,13 @@
 import { CompactionSettings, EventData, streams } from '@stagecraft/contracts';
-import { summaryMessage } from '@stagecraft/context';
+import { summaryMessage } from './summary';
 import { containsReasoning } from '@stagecraft/reasoning';
-import { Given, MACRO, RUN_ID, call, given, micro, reply, requested, toolAnswers } from './given.testing';
-import { RunInput } from './inputs';
-import { nextStep } from './next-step';
-import { PendingEvent } from './pending-event';
-import { replayRun } from './replay';
-import { PriorTurns, RunState } from './state';
-import { DEFAULT_RUN_LIMITS } from './limits';
+import { Given, MACRO, RUN_ID, call, given, micro, reply, requested, toolAnswers } from '../given.testing';
+import { RunInput } from '../inputs';
+import { nextStep } from '../next-step';
+import { PendingEvent } from '../pending-event';
+import { replayRun } from '../replay';
+import { PriorTurns, RunState } from '../state';
+import { DEFAULT_RUN_LIMITS } from '../limits';
 
 const BY_COUNT: CompactionSettings = { method: 'extractive', maxMessages: 8, maxTokens: 1_000_000, keepRecentTokens: 40 };
 

@@ -1,19 +1,13 @@
-import { ChatMessage, EventRange, HistorySummary, streams } from '@stagecraft/contracts';
-import {
-  SourcedMessage,
-  compactionEvent,
-  extractiveSummary,
-  planCompaction,
-  rangesOf,
-  transcriptOf,
-  withSummary,
-} from '@stagecraft/context';
+import { ChatMessage, EventRange, HistorySummary, SourcedMessage, streams } from '@stagecraft/contracts';
+import { compactionEvent, planCompaction, withSummary } from './plan';
+import { rangesOf } from './sources';
+import { extractiveSummary, transcriptOf } from './summary';
 import { SUMMARIZE_PROMPT } from '@stagecraft/prompts';
-import { Batch } from './batch';
-import { Knowledge, Need } from './inputs';
-import { runIds } from './ids';
-import { promptRequest } from './rules';
-import { InStage, Running, inStage } from './state';
+import { Batch } from '../batch';
+import { Knowledge, Need } from '../inputs';
+import { runIds } from '../ids';
+import { promptRequest } from '../rules';
+import { InStage, Running, inStage } from '../state';
 
 /** The summary the run's requests start with: its own latest, else the conversation's. */
 export const currentSummary = (s: Running): HistorySummary | null => s.compaction?.summary ?? s.prior.summary;

@@ -1,2 +1,0 @@
-export * from './scope';
-export * from './project-roots';
