@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordedRequest, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
+import { REPO_ROOT, longToolLoopScript, readWriteAgentScript, writeToolLoopProject } from '@stagecraft/testing';
+import { runToEnd, scriptedGateway, startEmbeddedServices } from './embedded-services';
+import { PrefixReport, cachedCostRatio, prefixReuse } from './prefix-reuse';
+
+const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+async function measure(
+  print: (line: string) => void,
+  name: string,
+  project: string,
+  script: (request: RecordedRequest) => ScriptedReply,
+  rounds: number,
+): Promise<PrefixReport> {
+  const server = await startScriptedModelServer({ script });
+  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-prefix-'));
+  const system = await startEmbeddedServices({
+    gateway: scriptedGateway(server.url),
+    storePath: join(dir, 'events.db'),
+    conversation: { resume: false, limits: { maxToolIterations: Math.max(rounds, 12) } },
+  });
+  try {
+    const { end } = await runToEnd(system, {
+      runId: `prefix-${randomUUID().slice(0, 8)}`,
+      message: 'Write notes about this project',
+      userMode: 'agent',
+      reasoningEnabled: true,
+      projectRoot: project,
+    });
+    const report = prefixReuse(server.requests);
+    const sorted = [...report.shares].sort((a, b) => a - b);
+    print(
+      `${name}: ${end}, ${report.requests} model requests, ${Math.round(report.totalChars / 1000)}k chars sent; ` +
+        `reusable prefix ${percent(report.reusableChars / report.totalChars)} overall, ` +
+        `per request median ${percent(sorted[Math.floor(sorted.length / 2)] ?? 0)}, min ${percent(sorted[0] ?? 0)}; ` +
+        `input cost at a 0.1× cached price: ${cachedCostRatio(report, 0.1).toFixed(2)}× of uncached`,
+    );
+    return report;
+  } finally {
+    await system.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How much of each model request repeats the beginning of the one before it: what a provider's prompt
+ * cache can serve at its cached price. A 60-round tool loop and the six-stage sample run, embedded.
+ */
+export async function runPrefixBench(print: (line: string) => void, rounds = 60): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'stagecraft-prefix-projects-'));
+  try {
+    const loop = { rounds, outputBytes: 2000 };
+    writeToolLoopProject(join(dir, 'loop'), loop);
+    const script = longToolLoopScript(loop);
+    await measure(print, `tool loop, ${rounds} rounds`, join(dir, 'loop'), (r) => script(r) as ScriptedReply, rounds);
+    cpSync(join(REPO_ROOT, 'examples', 'sample-project'), join(dir, 'sample'), { recursive: true });
+    await measure(print, 'sample run (six stages)', join(dir, 'sample'), (r) => readWriteAgentScript(r) as ScriptedReply, 12);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
