@@ -1,3 +1,4 @@
+/** The public contract: zod schemas of every event, subject request and reply, error, and the ids and names the services share. */
 export * from './common';
 export * from './errors';
 export * from './metadata';

@@ -1,3 +1,4 @@
+/** The codebase index as plain functions: languages, symbols and entry points of a project's files, and the view that folds them. */
 export { languageOf, PARSED_LANGUAGES } from './language';
 export type { ParseSource, SyntaxNode } from './syntax';
 export { extractSymbols, mainEntryPoints } from './symbols';

@@ -1,3 +1,4 @@
+/** The model behind one port: an OpenAI-compatible client with streaming, retries, per-stage models, usage and prices. */
 export type { CompleteOptions, ModelGateway, ModelResponse, TokenUsage } from './gateway';
 export { stageModelOf } from './gateway';
 export { instrumentedGateway } from './instrumented';

@@ -1,3 +1,4 @@
+/** Prompts from markdown: the inventory on disk, variables, contributors, the guard, and the assembly of a stage's system prompt. */
 export { assemblePrompt, CONTRIBUTOR_ID_PREFIX } from './assemble';
 export type { PromptContributionContext, PromptContributor } from './contributors/contributor';
 export { createContributorRegistry } from './contributors/registry';

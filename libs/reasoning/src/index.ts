@@ -1,3 +1,4 @@
+/** The model's reasoning blocks: parsing `<ide_reasoning>`, the outcome they state, and stripping them from what is shown or kept. */
 export { parseReasoning } from './parse-reasoning';
 export type { ParsedReasoning, ReasoningFormat, ReasoningProblem } from './parse-reasoning';
 export { containsReasoning, findBlocks, stripReasoning } from './block';

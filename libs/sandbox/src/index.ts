@@ -1,3 +1,4 @@
+/** Running a command inside the project root under bubblewrap: limits, the environment it sees, and what it may touch. */
 export { DEFAULT_SANDBOX_OPTIONS, UNSAFE_OPT_OUT, sandboxOptionsFromEnv } from './options';
 export type { SandboxLimits, SandboxOptions } from './options';
 export { runSandboxed, SandboxUnavailableError } from './run-sandboxed';

@@ -1,3 +1,4 @@
+/** An OpenAI-compatible server on loopback that answers from a script and records every request: the model of the demo and the tests. */
 export * from './script';
 export { startScriptedModelServer } from './server';
 export { ScriptExhaustedError } from './script-cursor';

@@ -1,3 +1,4 @@
+/** The tools a model may call (read, search, write, execute, memory), each a plain function over a tool context. */
 export { DEFAULT_ALLOWED_COMMANDS, LIMITS } from './context';
 export type { MemoryPort, ToolContext } from './context';
 export { failed, succeeded, ToolFailureError } from './outcome';
