@@ -1,9 +1,6 @@
-export { composeStepPrompt } from './compose';
-export { createWorkflowCatalog } from './catalog';
-export type { WorkflowCatalog } from './catalog';
-export { nextWorkflowStep } from './next-step';
-export { loadWorkflowDirectory, parseWorkflowFile } from './load';
-export * from './run';
+/** Workflows: seed-004 step definitions, the workflow decider over `workflow-<id>` by concern, and its agents' upstream context. */
+export * from './steps';
+export * from './orchestration';
 export { mergeCase, CONFLICT_REASONS } from './three-way';
 export type { FileVersions, MergeCase, ConflictReason } from './three-way';
 export { upstreamContextContributor, renderUpstream } from './contributors/upstream-context';

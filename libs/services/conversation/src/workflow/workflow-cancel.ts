@@ -12,7 +12,7 @@ import { WorkflowLog } from './workflow-log';
  * follow-up, which does the same on `WorkflowCancelled`, may have been first).
  */
 export async function cancelAgentRuns(ports: DriverPorts, state: StartedWorkflow): Promise<string[]> {
-  const why = state.cancellation?.reason;
+  const why = state.status === 'cancelled' ? state.cancellation.reason : undefined;
   const reason = `workflow ${state.start.workflowId} was cancelled${why ? `: ${why}` : ''}`;
   const cancelled: string[] = [];
   for (const run of Object.values(state.runs)) {

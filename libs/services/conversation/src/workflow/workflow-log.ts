@@ -1,6 +1,6 @@
-import { EventData, EventType, StagecraftError, eventDataSchemas, issuesFromZod, streams, workflowEvents } from '@stagecraft/contracts';
-import { ConcurrencyError, readEvents } from '@stagecraft/event-store';
-import { WorkflowInput, WorkflowPendingEvent, WorkflowState, decideWorkflow, evolveWorkflow, foldWorkflow } from '@stagecraft/workflows';
+import { streams, workflowEvents } from '@stagecraft/contracts';
+import { appendDecided, readEvents } from '@stagecraft/event-store';
+import { WorkflowInput, WorkflowPendingEvent, WorkflowState, workflowDecider } from '@stagecraft/workflows';
 import { DriverPorts } from '../driver-ports';
 
 /** One workflow's stream as this process sees it: the folded state, its revision, and the only way to add to it. */
@@ -14,45 +14,28 @@ export class WorkflowLog {
 
   static async open(ports: Pick<DriverPorts, 'store' | 'clock' | 'newId'>, workflowId: string): Promise<WorkflowLog> {
     const events = await readEvents(ports.store, streams.workflow(workflowId), workflowEvents);
-    return new WorkflowLog(ports, workflowId, foldWorkflow(events), events.at(-1)?.revision ?? null);
+    const state = events.reduce(workflowDecider.evolve, workflowDecider.initialState());
+    return new WorkflowLog(ports, workflowId, state, events.at(-1)?.revision ?? null);
   }
 
   get state(): WorkflowState {
     return this.folded;
   }
 
-  /** Decides on one input and appends what the decider chose as one commit; returns the events. */
+  /** Decides on one input and appends what the decider chose as one commit (validated, at the revision read); returns the events. */
   async decide(input: WorkflowInput, causationId?: string): Promise<readonly WorkflowPendingEvent[]> {
-    const events = decideWorkflow(this.folded, input);
-    await this.append(events, causationId);
+    const events = workflowDecider.decide(input, this.folded);
+    if (events.length === 0) return events;
+    const occurredAt = this.ports.clock().toISOString();
+    const metadata = { correlationId: this.workflowId, ...(causationId ? { causationId } : {}), occurredAt };
+    this.revision = await appendDecided(this.ports.store, streams.workflow(this.workflowId), events, {
+      what: `workflow ${this.workflowId}`,
+      expectedRevision: this.revision ?? 'no_stream',
+      newId: () => this.ports.newId(),
+      metadata: () => ({ ...metadata }),
+    });
+    // Folded as a read would fold them, with the time they were recorded at.
+    this.folded = events.reduce((state, event) => workflowDecider.evolve(state, { ...event, metadata }), this.folded);
     return events;
   }
-
-  private async append(events: readonly WorkflowPendingEvent[], causationId?: string): Promise<void> {
-    if (events.length === 0) return;
-    const occurredAt = this.ports.clock().toISOString();
-    const stored = events.map((e) => ({
-      id: this.ports.newId(),
-      type: e.type,
-      data: validate(e.type, e.data),
-      metadata: { correlationId: this.workflowId, ...(causationId ? { causationId } : {}), occurredAt },
-    }));
-    try {
-      const result = await this.ports.store.appendToStream(streams.workflow(this.workflowId), stored, {
-        expectedRevision: this.revision ?? 'no_stream',
-      });
-      this.revision = result.nextExpectedRevision;
-    } catch (error) {
-      if (error instanceof ConcurrencyError)
-        throw new StagecraftError('CONFLICT', `workflow ${this.workflowId} was changed by another writer`, [], { cause: error });
-      throw error;
-    }
-    this.folded = events.reduce((state, event) => evolveWorkflow(state, event, occurredAt), this.folded);
-  }
-}
-
-function validate<T extends EventType>(type: T, data: unknown): EventData<T> {
-  const parsed = eventDataSchemas[type].safeParse(data);
-  if (!parsed.success) throw new StagecraftError('INTERNAL', `the workflow produced an invalid ${type} event`, issuesFromZod(parsed.error));
-  return parsed.data as EventData<T>;
 }

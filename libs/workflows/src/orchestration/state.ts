@@ -6,7 +6,6 @@ import {
   PendingApproval,
   PreviousAttempt,
   UpstreamContext,
-  WorkflowStatus,
   Worktree,
 } from '@stagecraft/contracts';
 import { SequenceState } from '@stagecraft/contracts';
@@ -70,6 +69,7 @@ export interface PhaseEntry {
   decision?: { decisionType: string; rationale: string };
 }
 
+/** What every started workflow has, whatever its status. */
 export interface WorkflowProgress {
   start: WorkflowStart;
   startedAt: string;
@@ -78,22 +78,56 @@ export interface WorkflowProgress {
   runs: Readonly<Record<string, AgentRun>>;
   /** The latest accepted collector result of each phase, with its context id. */
   consolidated: Readonly<Record<string, { contextId: string; result: unknown }>>;
-  /** Answers of the steps of a seed-004 workflow, in order. */
   routeBacks: number;
   dispatched: number;
   sequences: SequenceState;
-  pendingApproval: PendingApproval | null;
   /** Gates answered, by approval id. */
   answered: Readonly<Record<string, 'given' | 'denied'>>;
   events: number;
-  summary: string | null;
-  failure: { code: ErrorCode; reason: string } | null;
-  /** Who stopped the workflow, and why (`WorkflowCancelled`). */
-  cancellation?: EventData<'WorkflowCancelled'>;
 }
 
-export type WorkflowState = { status: 'new' } | ({ status: Exclude<WorkflowStatus, 'waiting'> | 'waiting' } & WorkflowProgress);
-export type StartedWorkflow = Exclude<WorkflowState, { status: 'new' }>;
+/** A workflow that goes on: running, or waiting for a person's answer to one approval. */
+export type LiveWorkflow = WorkflowProgress & ({ status: 'running' } | { status: 'waiting'; pendingApproval: PendingApproval });
+
+/** A workflow that has ended, with what it ended on; nothing more is dispatched for it. */
+export type EndedWorkflow = WorkflowProgress &
+  (
+    | { status: 'completed'; summary: string }
+    /** A workflow stopped while it waited keeps showing what it waited for. */
+    | { status: 'failed'; failure: { code: ErrorCode; reason: string }; pendingApproval?: PendingApproval }
+    /** Who stopped the workflow, and why (`WorkflowCancelled`). */
+    | { status: 'cancelled'; summary: string; cancellation: EventData<'WorkflowCancelled'> }
+  );
+
+export type StartedWorkflow = LiveWorkflow | EndedWorkflow;
+export type WorkflowState = { status: 'new' } | StartedWorkflow;
+
+export const isLive = (s: WorkflowState): s is LiveWorkflow => s.status === 'running' || s.status === 'waiting';
+
+/** The fields every status has, without the ones of its status. */
+export const progressOf = ({
+  start,
+  startedAt,
+  entries,
+  runs,
+  consolidated,
+  routeBacks,
+  dispatched,
+  sequences,
+  answered,
+  events,
+}: StartedWorkflow): WorkflowProgress => ({
+  start,
+  startedAt,
+  entries,
+  runs,
+  consolidated,
+  routeBacks,
+  dispatched,
+  sequences,
+  answered,
+  events,
+});
 
 export const initialWorkflowState = (): WorkflowState => ({ status: 'new' });
 
@@ -106,18 +140,3 @@ export const agentRun = (s: StartedWorkflow, entry: PhaseEntry, agentId: string)
 
 export const isWorking = (s: StartedWorkflow, entry: PhaseEntry, agentId: string): boolean =>
   agentRun(s, entry, agentId)?.status === 'dispatched';
-
-/** The approval id of a gate of a phase round: the decider asks under it, and reads the answer by it. */
-export const gateId = (s: StartedWorkflow, entry: PhaseEntry, kind: 'before_merge' | 'after_planning'): string =>
-  `${s.start.workflowId.slice(0, 90)}.${kind}.${entry.round}`;
-
-/** The tickets phase's agents are all done and nothing is merged yet: the copies are merged next. */
-export function mergeWaiting(s: StartedWorkflow, entry: PhaseEntry): boolean {
-  if (entry.phase !== 'tickets' || entry.status !== 'running' || entry.merge.status !== 'none' || entry.collector !== null) return false;
-  if (entry.orchestrator === null || agentRun(s, entry, entry.orchestrator)?.status !== 'completed') return false;
-  return entry.queue.length === 0 && !entry.workAgents.some((id) => isWorking(s, entry, id));
-}
-
-/** The merge is due: it waits, and the workflow has no before-merge gate, or a person opened it. */
-export const mergeDue = (s: StartedWorkflow, entry: PhaseEntry): boolean =>
-  mergeWaiting(s, entry) && (!s.start.gates.beforeMerge || s.answered[gateId(s, entry, 'before_merge')] === 'given');

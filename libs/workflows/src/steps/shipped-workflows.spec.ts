@@ -4,7 +4,7 @@ import { findPromptViolations } from '@stagecraft/prompts';
 import { loadWorkflowDirectory } from './load';
 import { nextWorkflowStep } from './next-step';
 
-const root = join(__dirname, '..', '..', '..');
+const root = join(__dirname, '..', '..', '..', '..');
 const dir = join(root, 'workflows');
 const catalog = loadWorkflowDirectory(dir);
 

@@ -1,4 +1,5 @@
-import { AgentRun, WorkflowState, agentRun, currentEntry, mergeDue } from './state';
+import { mergeDue } from './merge';
+import { AgentRun, WorkflowState, agentRun, currentEntry } from './state';
 
 /** I/O a workflow waits for; the shell does each (idempotently) and reports back an input. */
 export type WorkflowEffect =

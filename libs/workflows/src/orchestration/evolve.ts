@@ -1,15 +1,15 @@
 import { ConsolidationTemplate, DelegationTemplate, EventData, StagecraftError, WorkflowEvent } from '@stagecraft/contracts';
 import { EMPTY_SEQUENCES, observeContextId, parseContextId } from '@stagecraft/contracts';
 import { assignmentQueue } from './assignments';
-import { PhaseEntry, StartedWorkflow, WorkflowState } from './state';
+import { PhaseEntry, StartedWorkflow, WorkflowState, progressOf } from './state';
 
-/** A workflow event the decider chose, or one read back: `at` is its time when it is known. */
-export type WorkflowPendingEvent = { [T in WorkflowEvent['type']]: { type: T; data: EventData<T> } }[WorkflowEvent['type']];
-
-const started = (s: WorkflowState, type: string): StartedWorkflow => {
-  if (s.status === 'new') throw new StagecraftError('INVARIANT_VIOLATION', `${type} before WorkflowStarted`);
-  return s;
-};
+/**
+ * A workflow event as the decider chose it, or as it was read back. Its time is the recorded
+ * `occurredAt` when it has one (an approval's `requestedAt` is that time, so a replay gives it again).
+ */
+export type WorkflowPendingEvent = {
+  [T in WorkflowEvent['type']]: { type: T; data: EventData<T>; metadata?: { occurredAt?: string } };
+}[WorkflowEvent['type']];
 
 function withEntry(s: StartedWorkflow, change: (entry: PhaseEntry) => PhaseEntry): StartedWorkflow {
   const entry = s.entries.at(-1);
@@ -18,27 +18,34 @@ function withEntry(s: StartedWorkflow, change: (entry: PhaseEntry) => PhaseEntry
 }
 
 /** Folds one event into the workflow's state. Pure. */
-export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent, at?: string): WorkflowState {
-  if (event.type === 'WorkflowStarted') {
-    const { rootContextId } = event.data;
-    return {
-      status: 'running',
-      start: event.data,
-      startedAt: parseContextId(rootContextId).timestamp,
-      entries: [],
-      runs: {},
-      consolidated: {},
-      routeBacks: 0,
-      dispatched: 0,
-      sequences: observeContextId(EMPTY_SEQUENCES, rootContextId),
-      pendingApproval: null,
-      answered: {},
-      events: 1,
-      summary: null,
-      failure: null,
-    };
-  }
-  const s = { ...started(state, event.type), events: started(state, event.type).events + 1 };
+export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent): WorkflowState {
+  if (event.type === 'WorkflowStarted') return startedState(event.data);
+  if (state.status === 'new') throw new StagecraftError('INVARIANT_VIOLATION', `${event.type} before WorkflowStarted`);
+  return evolveStarted(state, event);
+}
+
+/** The state a `WorkflowStarted` begins. */
+export function startedState(start: EventData<'WorkflowStarted'>): StartedWorkflow {
+  const { rootContextId } = start;
+  return {
+    status: 'running',
+    start,
+    startedAt: parseContextId(rootContextId).timestamp,
+    entries: [],
+    runs: {},
+    consolidated: {},
+    routeBacks: 0,
+    dispatched: 0,
+    sequences: observeContextId(EMPTY_SEQUENCES, rootContextId),
+    answered: {},
+    events: 1,
+  };
+}
+
+/** Folds one event into a workflow that has started: it stays one. Pure. */
+export function evolveStarted(state: StartedWorkflow, event: WorkflowPendingEvent): StartedWorkflow {
+  if (event.type === 'WorkflowStarted') return startedState(event.data);
+  const s = { ...state, events: state.events + 1 };
   switch (event.type) {
     case 'PhaseStarted': {
       const entry: PhaseEntry = {
@@ -152,29 +159,34 @@ export function evolveWorkflow(state: WorkflowState, event: WorkflowPendingEvent
         ),
       };
     }
-    case 'ApprovalRequested':
-      return { ...s, status: 'waiting', pendingApproval: { ...event.data, ...(at ? { requestedAt: at } : {}) } };
+    case 'ApprovalRequested': {
+      const at = event.metadata?.occurredAt;
+      return { ...progressOf(s), status: 'waiting', pendingApproval: { ...event.data, ...(at ? { requestedAt: at } : {}) } };
+    }
     case 'ApprovalGiven':
-      return { ...s, status: 'running', pendingApproval: null, answered: { ...s.answered, [event.data.approvalId]: 'given' } };
+      return { ...progressOf(s), status: 'running', answered: { ...s.answered, [event.data.approvalId]: 'given' } };
     case 'ApprovalDenied': {
-      const denied = {
-        ...s,
-        status: 'running' as const,
-        pendingApproval: null,
-        answered: { ...s.answered, [event.data.approvalId]: 'denied' as const },
+      const denied: StartedWorkflow = {
+        ...progressOf(s),
+        status: 'running',
+        answered: { ...s.answered, [event.data.approvalId]: 'denied' },
       };
-      if (s.pendingApproval?.kind !== 'before_merge') return denied;
+      if (s.status !== 'waiting' || s.pendingApproval.kind !== 'before_merge') return denied;
       return withEntry(denied, (entry) => ({ ...entry, merge: { status: 'refused', conflicts: [], refusal: event.data.reason } }));
     }
     case 'WorkflowCompleted':
-      return { ...s, status: 'completed', summary: event.data.summary };
+      return { ...progressOf(s), status: 'completed', summary: event.data.summary };
     case 'WorkflowFailed':
-      return { ...s, status: 'failed', failure: { code: event.data.code, reason: event.data.reason } };
+      return {
+        ...progressOf(s),
+        status: 'failed',
+        failure: { code: event.data.code, reason: event.data.reason },
+        ...(s.status === 'waiting' || s.status === 'failed' ? { pendingApproval: s.pendingApproval } : {}),
+      };
     case 'WorkflowCancelled':
       return {
-        ...s,
+        ...progressOf(s),
         status: 'cancelled',
-        pendingApproval: null,
         cancellation: event.data,
         summary: `cancelled by ${event.data.by}${event.data.reason ? `: ${event.data.reason}` : ''}`,
       };
@@ -203,7 +215,3 @@ const ticketOf = (run: { upstream: readonly { kind: string }[] }): { ticketId?: 
   const ticket = run.upstream.find((u) => u.kind === 'ticket') as { ticket: { ticketId: string } } | undefined;
   return ticket ? { ticketId: ticket.ticket.ticketId } : {};
 };
-
-export function foldWorkflow(events: readonly (WorkflowPendingEvent & { metadata?: { occurredAt?: string } })[]): WorkflowState {
-  return events.reduce<WorkflowState>((state, event) => evolveWorkflow(state, event, event.metadata?.occurredAt), { status: 'new' });
-}

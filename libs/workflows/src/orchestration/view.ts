@@ -30,9 +30,9 @@ export function workflowView(s: StartedWorkflow): WorkflowView {
         })),
       ...(entry.decision ? { decision: entry.decision } : {}),
     })),
-    pendingApproval: s.pendingApproval,
-    summary: s.summary,
-    failure: s.failure,
+    pendingApproval: s.status === 'waiting' || s.status === 'failed' ? (s.pendingApproval ?? null) : null,
+    summary: s.status === 'completed' || s.status === 'cancelled' ? s.summary : null,
+    failure: s.status === 'failed' ? s.failure : null,
     eventCount: s.events,
     worktrees: worktreesOf(s),
     conflicts: s.entries.flatMap((entry) =>

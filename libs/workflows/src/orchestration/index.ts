@@ -1,8 +1,9 @@
 export * from './state';
 export * from './inputs';
-export { decideWorkflow } from './decide';
-export { evolveWorkflow, foldWorkflow, type WorkflowPendingEvent } from './evolve';
+export { workflowDecider } from './decide';
+export { evolveWorkflow, type WorkflowPendingEvent } from './evolve';
 export { workflowEffects, type WorkflowEffect } from './effects';
+export { mergeDue } from './merge';
 export { workflowView } from './view';
 export { worktreesOf } from './worktrees';
 export { parseAgentDocument, extractJson, DOCUMENT_SCHEMAS } from './documents';
