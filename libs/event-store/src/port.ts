@@ -1,3 +1,5 @@
+import type { RecordedEvent } from '@stagecraft/contracts';
+
 /** Global log position: strictly increasing in commit order, comparable across streams. */
 export type Position = bigint;
 
@@ -12,16 +14,8 @@ export interface NewEvent {
   metadata: unknown;
 }
 
-export interface RecordedEvent {
-  id: string;
-  streamId: string;
-  revision: bigint;
-  position: Position;
-  type: string;
-  data: unknown;
-  metadata: unknown;
-  recordedAt: string;
-}
+/** One shape for the store's readers and every projection, kept in the contracts. */
+export type { RecordedEvent } from '@stagecraft/contracts';
 
 export interface AppendResult {
   nextExpectedRevision: bigint;

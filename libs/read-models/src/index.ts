@@ -3,14 +3,15 @@
  * (docs/decisions/0017): run by the memory service from a checkpoint and rebuilt from zero by
  * `stagecraft replay`.
  */
+import type { Projection } from '@stagecraft/contracts';
 import { codebaseIndexModel } from './codebase-index';
 import { historyModel } from './history';
 import { memoriesModel } from './memories';
-import type { ReadModel } from './read-model';
 import { reasoningOutcomeModel } from './reasoning-outcome';
 import { runsModel } from './runs';
 
-export type { LoggedEvent, ReadModel } from './read-model';
+/** A read model is a `Projection` of the contracts (the event store runs the same type); the name is kept for its users. */
+export type ReadModel<S> = Projection<S>;
 export { entryOf } from './logged';
 export * from './codebase-index';
 export * from './history';
@@ -19,7 +20,7 @@ export * from './reasoning-outcome';
 export * from './runs';
 
 /** Every read model, each kept by the memory service under its own checkpoint. */
-export const READ_MODELS: readonly ReadModel<unknown>[] = [
+export const READ_MODELS: readonly Projection<unknown>[] = [
   reasoningOutcomeModel,
   runsModel,
   historyModel,

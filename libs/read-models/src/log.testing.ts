@@ -1,6 +1,5 @@
 import { streams } from '@stagecraft/contracts';
-import type { EventData, EventMetadata, EventType, ReasoningOutcome, RunEventType } from '@stagecraft/contracts';
-import type { LoggedEvent, ReadModel } from './read-model';
+import type { EventData, EventMetadata, EventType, Projection, ReasoningOutcome, RecordedEvent, RunEventType } from '@stagecraft/contracts';
 
 export const AT = '2026-11-01T10:00:00.000Z';
 /** `AT` plus `seconds`. */
@@ -8,19 +7,21 @@ export const at = (seconds: number): string => new Date(Date.parse(AT) + seconds
 
 /** A log as a store would hold it: positions from 1 in append order, revisions per stream from 0. */
 export class Log {
-  readonly events: LoggedEvent[] = [];
+  readonly events: RecordedEvent[] = [];
   private readonly revisions = new Map<string, bigint>();
 
-  append<T extends EventType>(streamId: string, type: T, data: EventData<T>, metadata: Partial<EventMetadata> = {}): LoggedEvent {
+  append<T extends EventType>(streamId: string, type: T, data: EventData<T>, metadata: Partial<EventMetadata> = {}): RecordedEvent {
     const revision = this.revisions.get(streamId) ?? 0n;
     this.revisions.set(streamId, revision + 1n);
     const event = {
+      id: `e${this.events.length + 1}`,
       streamId,
       revision,
       position: BigInt(this.events.length + 1),
       type,
       data,
       metadata: { correlationId: 'k1', occurredAt: AT, ...metadata },
+      recordedAt: metadata.occurredAt ?? AT,
     };
     this.events.push(event);
     return event;
@@ -34,13 +35,13 @@ export class Log {
 }
 
 /** Given these events, the view the model folds (only the types it handles reach `evolve`, as in the runner). */
-export function fold<S>(model: ReadModel<S>, events: readonly LoggedEvent[], from: S = model.initialState()): S {
+export function fold<S>(model: Projection<S>, events: readonly RecordedEvent[], from: S = model.initialState()): S {
   const handles = new Set(model.handles);
   return events.reduce((view, event) => (handles.has(event.type) ? model.evolve(view, event) : view), from);
 }
 
 /** The same fold, stopped halfway and resumed from the view as a checkpoint stores it (JSON). */
-export function foldThroughCheckpoint<S>(model: ReadModel<S>, events: readonly LoggedEvent[], at = Math.floor(events.length / 2)): S {
+export function foldThroughCheckpoint<S>(model: Projection<S>, events: readonly RecordedEvent[], at = Math.floor(events.length / 2)): S {
   const saved = JSON.parse(JSON.stringify(fold(model, events.slice(0, at)))) as S;
   return fold(model, events.slice(at), saved);
 }

@@ -1,8 +1,7 @@
-import type { EventMetadata, RunEvent } from '@stagecraft/contracts';
-import type { LoggedEvent } from './read-model';
+import type { EventMetadata, RecordedEvent, RunEvent } from '@stagecraft/contracts';
 
 /** A stored event read as one of its family's typed events. */
-export type Logged<E> = Omit<LoggedEvent, 'type' | 'data' | 'metadata'> & E & { metadata: EventMetadata };
+export type Logged<E> = Omit<RecordedEvent, 'type' | 'data' | 'metadata'> & E & { metadata: EventMetadata };
 
 const RUN_STREAM = 'run-';
 
@@ -11,7 +10,7 @@ const RUN_STREAM = 'run-';
  * such as a `MessageAppended` on a conversation or a tool-call stream's older names. Writers validated
  * every stored event, so this is a cast.
  */
-export function runEventOf(event: LoggedEvent): { runId: string; event: Logged<RunEvent> } | null {
+export function runEventOf(event: RecordedEvent): { runId: string; event: Logged<RunEvent> } | null {
   if (!event.streamId.startsWith(RUN_STREAM)) return null;
   return { runId: event.streamId.slice(RUN_STREAM.length), event: event as Logged<RunEvent> };
 }

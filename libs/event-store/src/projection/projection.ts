@@ -1,17 +1,10 @@
-import type { Position, RecordedEvent } from '../port';
+import type { Checkpointed, RunningProcessor } from './processor';
 
-/** A pure read model: the same events in the same order always give the same state. State must be JSON. */
-export interface Projection<S> {
-  name: string;
-  handles: readonly string[];
-  initialState(): S;
-  evolve(state: S, event: RecordedEvent): S;
-}
+/** A pure read model (one type for the store and libs/read-models, kept in the contracts). State must be JSON. */
+export type { Projection } from '@stagecraft/contracts';
 
-export interface ProjectionUpdate<S> {
-  position: Position;
-  state: S;
-}
+/** A projection's position and the state folded up to it. */
+export type ProjectionUpdate<S> = Checkpointed<S>;
 
 export interface ProjectionOptions<S> {
   /** Handled events folded between two checkpoint saves while catching up (default 100). */
@@ -20,14 +13,9 @@ export interface ProjectionOptions<S> {
   onUpdate?: (update: ProjectionUpdate<S>) => void;
 }
 
-export interface RunningProjection<S> {
-  readonly name: string;
-  /** Position and state as of the last event seen; may be ahead of the saved checkpoint. */
-  current(): ProjectionUpdate<S>;
-  /** Resolves once every event up to `position` has been seen. */
-  waitForPosition(position: Position): Promise<void>;
-  /** Closes the subscription and saves a final checkpoint. */
-  stop(): Promise<void>;
-  /** Settles when the runner ends; rejects with the error that stopped it. */
-  readonly done: Promise<void>;
-}
+/**
+ * A projection kept by the one runner: `current()` is the position and state as of the last event seen
+ * (it may be ahead of the saved checkpoint); `stop()` saves a final checkpoint; `done` rejects with the
+ * error that stopped it.
+ */
+export type RunningProjection<S> = RunningProcessor<S>;

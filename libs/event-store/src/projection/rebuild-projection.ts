@@ -1,7 +1,6 @@
 import type { CheckpointStore, EventReader, Position } from '../port';
+import { pagesAfter } from './pages';
 import type { Projection } from './projection';
-
-const pageSize = 1000;
 
 async function fold<S>(
   store: EventReader,
@@ -11,14 +10,11 @@ async function fold<S>(
 ): Promise<{ state: S; position: Position | 'start' }> {
   const handles = new Set(projection.handles);
   let after = from;
-  for (;;) {
-    // Only the handled types are read (the position reached is the last of them, which resumes the same);
-    // the check keeps a reader that ignores `types` correct.
-    const page = await store.readAll({ fromPosition: after, maxCount: pageSize, types: projection.handles });
-    for (const event of page) if (handles.has(event.type)) state = projection.evolve(state, event);
-    if (page.length > 0) after = page[page.length - 1].position;
-    if (page.length < pageSize) return { state, position: after };
+  for await (const { events } of pagesAfter(store, from, projection.handles)) {
+    for (const event of events) if (handles.has(event.type)) state = projection.evolve(state, event);
+    after = events[events.length - 1].position;
   }
+  return { state, position: after };
 }
 
 /** Folds the whole log from position zero; with `checkpoints`, saves the result as the projection's checkpoint. */

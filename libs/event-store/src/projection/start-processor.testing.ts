@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newEvents, uniqueStream } from '../contract/fixtures';
 import type { CheckpointStore, EventStore, Position, RecordedEvent } from '../port';
-import { startProcessor, type ProcessorFailure } from './start-processor';
+import type { ProcessorFailure } from './processor';
+import { startProcessor } from './start-processor';
 
 /** The processor runner against one store; every test gets a fresh store, so positions are its own. */
 export function describeProcessorRunner(kind: string, open: () => EventStore): void {

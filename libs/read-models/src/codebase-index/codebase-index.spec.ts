@@ -1,6 +1,5 @@
 import { canonicalJson } from '@stagecraft/contracts';
-import type { IndexedFile } from '@stagecraft/contracts';
-import type { LoggedEvent } from '../read-model';
+import type { IndexedFile, RecordedEvent } from '@stagecraft/contracts';
 import { codebaseIndexModel } from './codebase-index';
 
 const file = (path: string, name: string): IndexedFile => ({
@@ -13,16 +12,18 @@ const file = (path: string, name: string): IndexedFile => ({
 });
 
 let position = 0n;
-const updated = (streamId: string, files: IndexedFile[], removed: string[] = []): LoggedEvent => ({
+const updated = (streamId: string, files: IndexedFile[], removed: string[] = []): RecordedEvent => ({
+  id: `e${position + 1n}`,
   streamId,
   revision: 0n,
   position: ++position,
   type: 'IndexUpdated',
   data: { root: '/p', files, removed },
   metadata: { occurredAt: '2026-01-01T00:00:00.000Z' },
+  recordedAt: '2026-01-01T00:00:00.000Z',
 });
 
-const fold = (events: LoggedEvent[]) => events.reduce(codebaseIndexModel.evolve, codebaseIndexModel.initialState());
+const fold = (events: RecordedEvent[]) => events.reduce(codebaseIndexModel.evolve, codebaseIndexModel.initialState());
 
 describe('codebase-index read model', () => {
   const events = [

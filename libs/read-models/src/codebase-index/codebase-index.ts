@@ -1,6 +1,5 @@
-import type { IndexEvent, IndexedFile } from '@stagecraft/contracts';
+import type { IndexEvent, IndexedFile, Projection, RecordedEvent } from '@stagecraft/contracts';
 import { entryOf } from '../logged';
-import type { LoggedEvent, ReadModel } from '../read-model';
 
 /** One project root's index: its files by path. */
 export interface ProjectIndex {
@@ -22,11 +21,11 @@ const INDEX_STREAM = 'index-';
  * rebuilds and compares. The fold owns its view: it replaces a project's entry, never changing one it
  * has handed out.
  */
-export const codebaseIndexModel: ReadModel<CodebaseIndexView> = {
+export const codebaseIndexModel: Projection<CodebaseIndexView> = {
   name: 'memory-codebase-index',
   handles: ['IndexUpdated'],
   initialState: () => ({ projects: {} }),
-  evolve(view, logged: LoggedEvent) {
+  evolve(view, logged: RecordedEvent) {
     if (!logged.streamId.startsWith(INDEX_STREAM) || logged.type !== 'IndexUpdated') return view;
     const { data } = logged as unknown as IndexEvent;
     const before = entryOf(view.projects, logged.streamId);

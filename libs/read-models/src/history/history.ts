@@ -1,7 +1,7 @@
 import { EventData, HistorySummary } from '@stagecraft/contracts';
 import { SourcedMessage } from '@stagecraft/contracts';
+import type { Projection, RecordedEvent } from '@stagecraft/contracts';
 import { entryOf } from '../logged';
-import { LoggedEvent, ReadModel } from '../read-model';
 
 /** A message of a conversation's turns, as the history keeps it. */
 export interface HistoryEntry {
@@ -33,7 +33,7 @@ export const emptyHistory = (conversationId: string): ConversationHistory => ({
   position: '0',
 });
 
-type HistoryEvent = Pick<LoggedEvent, 'type' | 'data' | 'revision' | 'position'>;
+type HistoryEvent = Pick<RecordedEvent, 'type' | 'data' | 'revision' | 'position'>;
 
 /** One conversation event folded into its history. Returns a new history; the one given is not changed. */
 export function evolveHistory(history: ConversationHistory, event: HistoryEvent): ConversationHistory {
@@ -69,7 +69,7 @@ const CONVERSATION = 'conversation-';
  * replaces one conversation's entry in place (copying every conversation per event would make a
  * rebuild quadratic), and never changes an entry it handed out.
  */
-export const historyModel: ReadModel<HistoryView> = {
+export const historyModel: Projection<HistoryView> = {
   name: 'memory-history',
   handles: ['MessageAppended', 'HistoryCompacted'],
   initialState: () => ({ conversations: {} }),

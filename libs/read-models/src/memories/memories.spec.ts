@@ -1,19 +1,21 @@
-import { LoggedEvent } from '../read-model';
+import type { RecordedEvent } from '@stagecraft/contracts';
 import { MemoriesView, fuseRankings, liveMemories, memoriesModel, rankMemories } from './memories';
 
 let position = 0n;
-const event = (scope: string, type: string, data: Record<string, unknown>): LoggedEvent => ({
+const event = (scope: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
+  id: `e${position + 1n}`,
   streamId: `memory-${scope}`,
   revision: 0n,
   position: ++position,
   type,
   data,
   metadata: {},
+  recordedAt: '2026-01-01T00:00:00.000Z',
 });
 const retained = (scope: string, memoryId: string, content: string, tier = 'project', tags: string[] = []) =>
   event(scope, 'MemoryRetained', { memoryId, scope, tier, content, tags });
 
-const fold = (events: LoggedEvent[]): MemoriesView =>
+const fold = (events: RecordedEvent[]): MemoriesView =>
   events.reduce((view, e) => memoriesModel.evolve(view, e), memoriesModel.initialState());
 
 describe('the memories view', () => {
@@ -77,13 +79,15 @@ describe('the memories view', () => {
 });
 
 describe('memories retained inside a run (seed 002 §8.2)', () => {
-  const runEnd = (runId: string, deliveryState: 'DONE' | 'NEEDS_WORK'): LoggedEvent => ({
+  const runEnd = (runId: string, deliveryState: 'DONE' | 'NEEDS_WORK'): RecordedEvent => ({
+    id: `e${position + 1n}`,
     streamId: `run-${runId}`,
     revision: 5n,
     position: ++position,
     type: 'RunCompleted',
     data: { deliveryState, answer: 'done' },
     metadata: {},
+    recordedAt: '2026-01-01T00:00:00.000Z',
   });
   const inRun = (memoryId: string, runId: string, content: string) =>
     event('s', 'MemoryRetained', { memoryId, scope: 's', tier: 'architecture', content, tags: [], source: { runId } });

@@ -1,6 +1,6 @@
 import { EventData, Memory, MemorySource, MemoryTier } from '@stagecraft/contracts';
+import type { Projection, RecordedEvent } from '@stagecraft/contracts';
 import { entryOf } from '../logged';
-import { LoggedEvent, ReadModel } from '../read-model';
 
 /** Lower-cased words (letters, digits, `_`), as the fold indexes a memory and recall splits a query. */
 export const memoryTerms = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
@@ -110,7 +110,7 @@ function counted(scope: ScopeMemories, entry: MemoryEntry, position: string): Sc
  */
 export function evolveScope(
   scope: ScopeMemories,
-  event: Pick<LoggedEvent, 'type' | 'data' | 'position'>,
+  event: Pick<RecordedEvent, 'type' | 'data' | 'position'>,
   provisional = false,
 ): ScopeMemories {
   const position = event.position.toString();
@@ -166,7 +166,7 @@ export function confirmMemory(scope: ScopeMemories, memoryId: string, position: 
 }
 
 /** The run a memory was retained inside: a retain that names a run counts once that run ends `DONE`. */
-const runOfRetain = (event: LoggedEvent): string | undefined =>
+const runOfRetain = (event: RecordedEvent): string | undefined =>
   event.type === 'MemoryRetained' ? (event.data as EventData<'MemoryRetained'>).source?.runId : undefined;
 
 /** A run's `RunCompleted` with `DONE`: its memories count from here on, and any it retains later at once. */
@@ -190,7 +190,7 @@ function runDone(view: MemoriesView, runId: string, position: string): MemoriesV
  * a client, counts at once. The fold replaces one scope's entry in place and never changes an entry
  * it handed out.
  */
-export const memoriesModel: ReadModel<MemoriesView> = {
+export const memoriesModel: Projection<MemoriesView> = {
   name: 'memory-memories',
   handles: ['MemoryRetained', 'MemoryRetracted', 'MemoryLinked', 'RunCompleted'],
   initialState: () => ({ scopes: {}, doneRuns: {}, provisional: {} }),

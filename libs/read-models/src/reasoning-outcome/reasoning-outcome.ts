@@ -1,6 +1,5 @@
-import type { ReasoningEntry, ReasoningOutcome, Stage } from '@stagecraft/contracts';
+import type { Projection, ReasoningEntry, ReasoningOutcome, Stage } from '@stagecraft/contracts';
 import { entryOf, runEventOf } from '../logged';
-import type { ReadModel } from '../read-model';
 
 /** One run's reasoning: where it is (the stage it entered last) and every outcome it recorded, oldest first. */
 export interface RunReasoning {
@@ -37,7 +36,7 @@ const newRun = (runId: string, conversationId: string | null): RunReasoning => (
  * run's or a conversation's entry in place (copying every run per event would make a rebuild
  * quadratic) and never changes an entry it has handed out.
  */
-export const reasoningOutcomeModel: ReadModel<ReasoningOutcomeView> = {
+export const reasoningOutcomeModel: Projection<ReasoningOutcomeView> = {
   name: 'memory-reasoning-outcome',
   handles: ['RunStarted', 'StageEntered', 'ReasoningRecorded'],
   initialState: () => ({ runs: {}, conversations: {} }),

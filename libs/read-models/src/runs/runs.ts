@@ -1,7 +1,6 @@
 import { runEvents } from '@stagecraft/contracts';
-import type { DeliveryState, EventData, RunEvent, RunRecord, TokensByModel } from '@stagecraft/contracts';
+import type { DeliveryState, EventData, Projection, RunEvent, RunRecord, TokensByModel } from '@stagecraft/contracts';
 import { Logged, entryOf, runEventOf } from '../logged';
-import type { ReadModel } from '../read-model';
 
 /**
  * A run as the view keeps it: its record, the model each unanswered request went to, and the project
@@ -199,7 +198,7 @@ const RUN_STEPS = [
  * event would make a rebuild quadratic), and never changes an entry it has handed out. Events of a run
  * whose `RunStarted` it has not seen are passed over.
  */
-export const runsModel: ReadModel<RunsView> = {
+export const runsModel: Projection<RunsView> = {
   name: 'memory-runs',
   handles: RUN_STEPS,
   initialState: () => ({ runs: {}, started: [], conversations: {} }),
