@@ -4,7 +4,7 @@ import { MessageBus, createRequester, watchFailedRequests } from '@stagecraft/me
 import { createLogger, startTracingFromEnv } from '@stagecraft/telemetry';
 import { Logger } from 'pino';
 import { ShellConfig } from './config';
-import { ShellPorts } from './ports';
+import { ProcessInstance, ShellPorts } from './ports';
 
 /**
  * The one place where wall-clock time and random ids enter the system, and where a process starts
@@ -16,6 +16,7 @@ export function composePorts(
   store: EventStore | null,
   config: Pick<ShellConfig, 'prefix' | 'requestTimeoutMs' | 'logLevel' | 'projectRoots'>,
   env: Readonly<Record<string, string | undefined>>,
+  instance: ProcessInstance,
   service = 'stagecraft',
   /** The process's logger when it made one before it had a bus (to log its start-up). */
   logger: Logger = createLogger({ service, level: config.logLevel }),
@@ -35,6 +36,7 @@ export function composePorts(
     startedAt: clock(),
     projectRoots: config.projectRoots,
     env,
+    instance,
   };
 }
 

@@ -1,10 +1,11 @@
+import { hostname } from 'node:os';
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
 import { ConnectRetry, MessageBus, NatsAuth, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
 import { stopTracing } from '@stagecraft/telemetry';
 import { ShellConfig } from './config';
 import { composePorts } from './compose-ports';
-import { ServiceDefinition, ShellPorts } from './ports';
+import { ProcessInstance, ServiceDefinition, ShellPorts } from './ports';
 import { RunningServices, StopOptions, startServices } from './start-services';
 
 export interface HostOptions {
@@ -20,6 +21,8 @@ export interface HostOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** NATS only: keep trying while the server is not there yet (default: one attempt). */
   connectRetry?: ConnectRetry;
+  /** The process hosting the services; by default the one this runs in (see `embeddingProcess`). */
+  instance?: ProcessInstance;
 }
 
 export interface Host {
@@ -46,7 +49,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     bus = createInprocBus();
   }
   const store: EventStore | null = definitions.some((d) => d.usesStore) ? await openEventStore(options.store) : null;
-  const ports = composePorts(bus, store, options.config, options.env ?? {});
+  const ports = composePorts(bus, store, options.config, options.env ?? {}, options.instance ?? embeddingProcess());
   const running = await startServices(definitions, ports);
   return {
     ports,
@@ -59,4 +62,12 @@ export async function startHost(options: HostOptions): Promise<Host> {
       await stopTracing().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A host runs inside a program that is not a service app (the CLI, a test): that program is the
+ * process, and unless it says otherwise, this is what it is. Service apps pass theirs from `main`.
+ */
+export function embeddingProcess(): ProcessInstance {
+  return { hostname: hostname(), pid: process.pid, crash: () => process.kill(process.pid, 'SIGKILL') };
 }

@@ -18,7 +18,7 @@ export async function healthReply(
     service,
     status: healthStatusOf(dependencies),
     version: STAGECRAFT_VERSION,
-    pid: process.pid,
+    pid: ports.instance.pid,
     uptimeMs: Math.max(0, ports.clock().getTime() - ports.startedAt.getTime()),
     transport: ports.bus.kind,
     store: usesStore && ports.store ? ports.store.kind : null,

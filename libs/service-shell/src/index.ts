@@ -1,11 +1,9 @@
-export * from './tokens';
+/** Hosting services: a service as a handler table (`defineService`), run in one process or many, with probes and a clean stop. */
+export type { Clock, NewId } from './tokens';
 export * from './config';
 export * from './ports';
-export * from './handles';
+export * from './define-service';
 export * from './health';
-export * from './shell.module';
-export * from './transport-strategy';
-export * from './pass-errors-through.filter';
 export * from './start-services';
 export * from './probe-server';
 export * from './compose-ports';

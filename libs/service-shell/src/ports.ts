@@ -4,6 +4,17 @@ import { MessageBus, Requester } from '@stagecraft/messaging';
 import { Logger } from 'pino';
 import { Clock, NewId } from './tokens';
 
+/**
+ * Who this process is, and the one way it may end itself: given by the app's `main` (or, for services
+ * hosted inside another program, by that program), so no library reads the process it runs in.
+ */
+export interface ProcessInstance {
+  hostname: string;
+  pid: number;
+  /** Ends the process at once, as a power cut would (fault-injection tests only). */
+  crash(): void;
+}
+
 /** Everything a service module may be given by its composition root. */
 export interface ShellPorts {
   bus: MessageBus;
@@ -18,11 +29,13 @@ export interface ShellPorts {
   projectRoots?: readonly string[];
   /** The environment the composition root was given (apps pass `process.env`; tests usually pass none). */
   env: Readonly<Record<string, string | undefined>>;
+  instance: ProcessInstance;
 }
 
-/** What each service lib exports so that one process can host it alone or next to the others. */
+/** What each service lib exports (made by `defineService`) so that one process can host it alone or next to the others. */
 export interface ServiceDefinition {
   name: ServiceName;
+  /** The Nest module `defineService` generated from the service's table: wiring only. */
   module: new (...args: any[]) => unknown;
   usesStore: boolean;
   /**

@@ -7,27 +7,44 @@ import type { Logger } from 'pino';
 import { ShellConfig, loadShellConfig } from './config';
 import { composePorts } from './compose-ports';
 import { LifecyclePhase, PROCESS_EXIT, exitCodeOfStartFailure, notServingChecks, within } from './lifecycle';
-import { ServiceDefinition } from './ports';
+import { ProcessInstance, ServiceDefinition } from './ports';
 import { startProbeServer } from './probe-server';
 import { DependencyTargets, checkDependencies, dependencyTargets } from './readiness';
 import { RunningServices, startServices } from './start-services';
 
 /**
+ * What a service process does to and asks of the OS process it runs in, given by the app's `main`:
+ * the library never reaches for `process` itself (its environment, identity, signals, exit).
+ */
+export interface ServiceProcessHooks {
+  env: Record<string, string | undefined>;
+  instance: ProcessInstance;
+  /** Ends the process with `code`. */
+  exit(code: number): never;
+  /** Calls `stop` once, with the signal's name, on SIGTERM or SIGINT. */
+  onStopSignal(stop: (signal: string) => void): void;
+  /** From now on, a rejection nobody awaited goes to `handle` instead of ending the process. */
+  onUnhandledRejection(handle: (reason: unknown) => void): void;
+  /** One line for a person, on standard error. */
+  writeError(line: string): void;
+}
+
+/**
  * The entry point of a service app: `define` builds the service from the environment (a bad variable
  * stops the process with a line naming it, never a stack trace), then `runServiceProcess`.
  */
-export function serviceMain(name: string, define: () => ServiceDefinition, env: Record<string, string | undefined>): void {
+export function serviceMain(name: string, define: () => ServiceDefinition, hooks: ServiceProcessHooks): void {
   let definition: ServiceDefinition;
   try {
     definition = define();
   } catch (error) {
-    process.stderr.write(`${name}: ${toErrorReply(error).message}\n`);
-    process.exit(PROCESS_EXIT.failed);
+    hooks.writeError(`${name}: ${toErrorReply(error).message}\n`);
+    hooks.exit(PROCESS_EXIT.failed);
   }
-  runServiceProcess(definition, env).catch((error: unknown) => {
+  runServiceProcess(definition, hooks).catch((error: unknown) => {
     const reply = toErrorReply(error);
-    process.stderr.write(`${name}: ${reply.message}\n`);
-    process.exit(exitCodeOfStartFailure(reply.code));
+    hooks.writeError(`${name}: ${reply.message}\n`);
+    hooks.exit(exitCodeOfStartFailure(reply.code));
   });
 }
 
@@ -57,13 +74,14 @@ interface Serving {
  * serve, and stop on SIGTERM or SIGINT within STAGECRAFT_SHUTDOWN_TIMEOUT_MS whatever NATS does.
  * Exits 0 on a signal, 3 when NATS never came (one structured line), 1 on any other start-up failure.
  */
-export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined>): Promise<void> {
+export async function runServiceProcess(definition: ServiceDefinition, hooks: ServiceProcessHooks): Promise<void> {
+  const { env } = hooks;
   let config: ShellConfig & { natsUrl: string };
   try {
     config = loadConfig(definition, env);
   } catch (error) {
-    process.stderr.write(`${definition.name}: ${(error as Error).message}\n`);
-    process.exit(PROCESS_EXIT.failed);
+    hooks.writeError(`${definition.name}: ${(error as Error).message}\n`);
+    hooks.exit(PROCESS_EXIT.failed);
   }
   const logger = createLogger({ service: definition.name, level: config.logLevel });
   let phase: LifecyclePhase = { kind: 'connecting', address: config.natsUrl };
@@ -73,7 +91,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   const fail = (error: unknown, message: string): never => {
     const reply = toErrorReply(error);
     logger.fatal({ code: reply.code, nats: config.natsUrl }, `${message}: ${reply.message}`);
-    process.exit(exitCodeOfStartFailure(reply.code));
+    return hooks.exit(exitCodeOfStartFailure(reply.code));
   };
 
   let probes: Server | null = null;
@@ -100,15 +118,14 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     phase = { kind: 'stopping' };
     logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, wasConnecting ? 'stopping before NATS was reached' : 'service stopping');
     waiting.abort();
-    ignoreDeadConnectionErrors(logger);
+    ignoreDeadConnectionErrors(hooks, logger);
     const finished = await within(config.shutdownTimeoutMs, shutDown(serving, config.shutdownTimeoutMs, logger));
     if (!finished)
       logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'stop took longer than STAGECRAFT_SHUTDOWN_TIMEOUT_MS; leaving the rest');
     probes?.close();
-    process.exit(PROCESS_EXIT.done);
+    hooks.exit(PROCESS_EXIT.done);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  hooks.onStopSignal((signal) => void stop(signal));
 
   let bus: MessageBus;
   try {
@@ -129,7 +146,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   let store: EventStore | null = null;
   try {
     store = definition.usesStore ? await openEventStore(config.store) : null;
-    const ports = composePorts(bus, store, config, env, definition.name, logger);
+    const ports = composePorts(bus, store, config, env, hooks.instance, definition.name, logger);
     const running = await startServices([definition], ports);
     const targets = dependencyTargets({ services: [definition], store, storeAddress: config.store, bus, natsAddress: config.natsUrl, env });
     serving = { bus, store, running, targets };
@@ -169,6 +186,6 @@ async function shutDown(serving: Serving | undefined, timeoutMs: number, logger:
  * While stopping, a connection whose server is gone rejects whatever still waited on it (a flush,
  * a pending request of a module closing); those are logged, not allowed to turn a stop into exit 1.
  */
-function ignoreDeadConnectionErrors(logger: Logger): void {
-  process.on('unhandledRejection', (reason) => logger.warn({ err: toErrorReply(reason).message }, 'ignored while stopping'));
+function ignoreDeadConnectionErrors(hooks: ServiceProcessHooks, logger: Logger): void {
+  hooks.onUnhandledRejection((reason) => logger.warn({ err: toErrorReply(reason).message }, 'ignored while stopping'));
 }

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { INestMicroservice } from '@nestjs/common';
+import { ServiceName } from '@stagecraft/contracts';
+import { dependenciesToken } from './define-service';
 import { healthModule } from './health';
 import { PassErrorsThrough } from './pass-errors-through.filter';
 import { ServiceDefinition, ShellPorts } from './ports';
@@ -10,6 +12,8 @@ import { StagecraftTransport } from './transport-strategy';
 export interface RunningServices {
   services: ServiceDefinition[];
   app: INestMicroservice;
+  /** What a service defined with `defineService` built in its `start` (tests look at it; handlers get it). */
+  dependenciesOf<Deps>(name: ServiceName): Deps;
   /** Stops taking requests, gives those in flight `graceMs` (default: none) to finish, then closes the modules. */
   close(options?: StopOptions): Promise<void>;
 }
@@ -42,6 +46,7 @@ export async function startServices(definitions: ServiceDefinition[], ports: She
   return {
     services: definitions,
     app,
+    dependenciesOf: <Deps>(name: ServiceName) => app.get<symbol, Deps>(dependenciesToken(name), { strict: false }),
     async close(stop = { graceMs: 0 }) {
       transport.close();
       const abandoned = await transport.inFlight.settle(stop.graceMs);

@@ -1,39 +1,39 @@
 import 'reflect-metadata';
-import { Controller, Inject, Module } from '@nestjs/common';
-import { HealthReply } from '@stagecraft/contracts';
 import { createInprocBus } from '@stagecraft/messaging';
 import { composePorts } from './compose-ports';
-import { Handles } from './handles';
+import { defineService } from './define-service';
+import { embeddingProcess } from './embedded';
 import { healthReply } from './health';
-import type { ServiceDefinition, ShellPorts } from './ports';
+import type { ShellPorts } from './ports';
 import { RunningServices, startServices } from './start-services';
-import { SHELL_CONFIG } from './tokens';
 
 /** A handler that answers only when the test lets it: a request in flight for as long as the test likes. */
 let entered: () => void = () => undefined;
 let release: () => void = () => undefined;
 
-@Controller()
-class HeldController {
-  constructor(@Inject(SHELL_CONFIG) private readonly ports: ShellPorts) {}
-
-  @Handles('qa.health')
-  async health(): Promise<HealthReply> {
-    await new Promise<void>((resolve) => {
-      release = resolve;
-      entered();
-    });
-    return healthReply('qa', this.ports, false);
-  }
-}
-
-@Module({ controllers: [HeldController] })
-class HeldModule {}
-
-const held: ServiceDefinition = { name: 'policy', module: HeldModule, usesStore: false };
+const held = defineService({
+  name: 'policy',
+  usesStore: false,
+  handlers: {
+    async 'qa.health'(_request, ports) {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        entered();
+      });
+      return healthReply('qa', ports, false);
+    },
+  },
+});
 
 async function start(): Promise<{ running: RunningServices; ports: ShellPorts; inFlight: Promise<unknown> }> {
-  const ports = composePorts(createInprocBus(), null, { prefix: 'stop', requestTimeoutMs: 2_000, logLevel: 'silent' }, {}, 'policy');
+  const ports = composePorts(
+    createInprocBus(),
+    null,
+    { prefix: 'stop', requestTimeoutMs: 2_000, logLevel: 'silent' },
+    {},
+    embeddingProcess(),
+    'policy',
+  );
   const running = await startServices([held], ports);
   const reached = new Promise<void>((resolve) => (entered = resolve));
   const inFlight = ports.requester.request('qa.health', {}).then(

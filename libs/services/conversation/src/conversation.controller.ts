@@ -1,5 +1,3 @@
-import { Controller, Inject } from '@nestjs/common';
-import { Ctx, Payload } from '@nestjs/microservices';
 import {
   ConversationForkReply,
   ConversationForkRequest,
@@ -12,7 +10,6 @@ import {
 } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { RequestContext } from '@stagecraft/messaging';
-import { Handles } from '@stagecraft/service-shell';
 import { checkProjectRoot } from '@stagecraft/tools';
 import type { DriverPorts } from './driver-ports';
 import { checkSameProject, conversationRoot, inFlightRoot } from './conversation-owner';
@@ -21,18 +18,16 @@ import { forkRun } from './fork';
 import { RunKnowledge } from './knowledge';
 import { RunLog, turnsOf } from './run-log';
 import type { RunRegistry } from './run-registry';
-import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
 
-@Controller()
-export class ConversationController {
+/** `conversation.send` and `conversation.fork`: a person's message starts a run; a recorded run's head starts another. */
+export class ConversationHandlers {
   constructor(
-    @Inject(DRIVER_PORTS) private readonly ports: DriverPorts,
-    @Inject(RUN_REGISTRY) private readonly registry: RunRegistry,
+    private readonly ports: DriverPorts,
+    private readonly registry: RunRegistry,
   ) {}
 
   /** Starts a run and answers at once with its ids; progress follows on `run.<runId>.events`. */
-  @Handles('conversation.send')
-  async send(@Payload() request: ConversationSendRequest, @Ctx() context: RequestContext): Promise<ConversationSendReply> {
+  async send(request: ConversationSendRequest, context: RequestContext): Promise<ConversationSendReply> {
     // Refused before anything is stored: a run must start in a directory that exists.
     await checkProjectRoot(request.projectRoot, this.ports.projectRoots);
     const { projectRoot, userMode, reasoningEnabled, message, approve } = request;
@@ -75,8 +70,7 @@ export class ConversationController {
   }
 
   /** Starts a run from a recorded run's head and answers at once; the new run goes on on `run.<runId>.events`. */
-  @Handles('conversation.fork')
-  async fork(@Payload() request: ConversationForkRequest, @Ctx() context: RequestContext): Promise<ConversationForkReply> {
+  async fork(request: ConversationForkRequest, context: RequestContext): Promise<ConversationForkReply> {
     const reply = await forkRun(this.ports, request, context.correlationId);
     await this.registry.resume(reply.runId);
     return reply;

@@ -3,15 +3,18 @@ import { hashPrompt, stageModelOf, storedHashesOf } from '@stagecraft/model-gate
 import {
   ModelCallPlan,
   ModelRequestRecord,
+  Need,
+  PendingEvent,
   RunInput,
   RunState,
   RunStep,
   Running,
-  decide,
   modelMessages,
   nextStep,
   requestViolations,
+  runDecider,
 } from '@stagecraft/run';
+import { outcomeOf } from '@stagecraft/decider';
 import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
 import { assemblePrompt } from './assemble-prompt';
@@ -109,7 +112,8 @@ export async function decideAndAppend(
   causationId?: string,
 ): Promise<void> {
   for (let asked = 0; asked <= MAX_NEEDS_PER_DECISION; asked++) {
-    const decision = decide(input, log.state, { limits: ports.limits, knowledge: knowledge.forDecision(asked === 0) });
+    const context = { limits: ports.limits, knowledge: knowledge.forDecision(asked === 0) };
+    const decision = outcomeOf<PendingEvent, Need>(() => runDecider.decide(input, log.state, context));
     if ('events' in decision) return log.append(decision.events, causationId);
     await knowledge.fetch(decision.needs);
   }

@@ -6,8 +6,7 @@ import { Host } from '@stagecraft/service-shell';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, readWriteAgentScript } from '@stagecraft/testing';
 import { EmbeddedServices, runToEnd, startEmbedded } from '@stagecraft/testing-system';
-import { RunRegistry } from './run-registry';
-import { RUN_REGISTRY } from './tokens';
+import type { Conversation } from './dependencies';
 
 /**
  * `run.cancel`, embedded: a run that waits for a person is cancelled with nothing more decided, an
@@ -144,7 +143,7 @@ describe('run.cancel during a model call, embedded', () => {
       'the acting request to reach the model',
     );
     // A notice is only a hint: one that the log does not bear out stops nothing (anyone on the bus may send one).
-    const registry = host.running.app.get<RunRegistry>(RUN_REGISTRY, { strict: false });
+    const { registry } = host.running.dependenciesOf<Conversation>('conversation');
     const before = await storedOf(host, runId);
     expect(await registry.noticeCancelled(runId)).toBe(false);
     host.ports.bus.publish('stagecraft.run.cancelled', 'not json');

@@ -1,15 +1,5 @@
-import {
-  ConversationEvent,
-  EventData,
-  EventType,
-  StagecraftError,
-  conversationEvents,
-  eventDataSchemas,
-  issuesFromZod,
-  runEvents,
-  streams,
-} from '@stagecraft/contracts';
-import { ConcurrencyError, EventReader, Recorded, readEvents } from '@stagecraft/event-store';
+import { ConversationEvent, StagecraftError, conversationEvents, runEvents, streams } from '@stagecraft/contracts';
+import { EventReader, Recorded, appendDecided, readEvents } from '@stagecraft/event-store';
 import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { NO_PRIOR_TURNS, PendingEvent, PriorTurns, RunState, evolveRun, foldRun, withPrior } from '@stagecraft/run';
 import { DriverPorts } from './driver-ports';
@@ -76,7 +66,11 @@ export class RunLog {
     this.prior = prior;
   }
 
-  async append(events: PendingEvent[], causationId?: string): Promise<void> {
+  /**
+   * Appends a decision as one commit at the revision this log was read at: validated against the
+   * events' contracts; another writer in between is a `CONFLICT` and nothing is appended.
+   */
+  async append(events: readonly PendingEvent[], causationId?: string): Promise<void> {
     if (events.length === 0) return;
     const start = this.folded.status === 'new' ? (events[0].type === 'RunStarted' ? events[0].data : undefined) : this.folded.start;
     const occurredAt = this.ports.clock().toISOString();
@@ -86,10 +80,13 @@ export class RunLog {
     // Which replica wrote the commit, where several may (docs/decisions/0026), on the commit's first
     // event only: the commit is one append, so one writer. Readers' schemas drop it.
     const writerOf = (i: number) => (this.ports.writer === undefined || i > 0 ? {} : { writer: this.ports.writer });
-    const stored = events.map((e, i) => {
+    this.revision = await appendDecided(this.ports.store, streams.run(this.runId), events, {
+      what: `run ${this.runId}`,
+      expectedRevision: this.revision ?? 'no_stream',
+      newId: () => this.ports.newId(),
       // The stream names the run; only `RunStarted` names the conversation and the correlation, and only
       // `StageEntered` (in its data) the context: the events after them do not repeat these (docs/decisions/0018).
-      const metadata =
+      metadata: (e, i) =>
         e.type === 'RunStarted'
           ? {
               conversationId: start?.conversationId,
@@ -99,28 +96,11 @@ export class RunLog {
               occurredAt,
               ...writerOf(i),
             }
-          : { causationId, commitStart, occurredAt, ...writerOf(i) };
-      return { id: this.ports.newId(), type: e.type, data: validate(e.type, e.data), metadata };
+          : { causationId, commitStart, occurredAt, ...writerOf(i) },
     });
-    try {
-      const result = await this.ports.store.appendToStream(streams.run(this.runId), stored, {
-        expectedRevision: this.revision ?? 'no_stream',
-      });
-      this.revision = result.nextExpectedRevision;
-    } catch (error) {
-      if (error instanceof ConcurrencyError)
-        throw new StagecraftError('CONFLICT', `run ${this.runId} was changed by another writer`, [], { cause: error });
-      throw error;
-    }
     this.folded = events.reduce(evolveRun, this.folded);
     this.ports.afterCommit?.(events.map((e) => e.type));
   }
-}
-
-function validate<T extends EventType>(type: T, data: unknown): EventData<T> {
-  const parsed = eventDataSchemas[type].safeParse(data);
-  if (!parsed.success) throw new StagecraftError('INTERNAL', `the run produced an invalid ${type} event`, issuesFromZod(parsed.error));
-  return parsed.data as EventData<T>;
 }
 
 /** A conversation's turns up to a revision: its latest summary and the turns after it. */

@@ -1,5 +1,3 @@
-import { Controller, Inject } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import {
   RunGetReply,
   RunGetRequest,
@@ -13,26 +11,23 @@ import {
 import { type EventReader, readEvents } from '@stagecraft/event-store';
 import { withinProjectRoots } from '@stagecraft/contracts';
 import { foldRunView } from '@stagecraft/run';
-import { EVENT_READER, Handles, SHELL_CONFIG } from '@stagecraft/service-shell';
 import type { ShellPorts } from '@stagecraft/service-shell';
 import type { DriverPorts } from './driver-ports';
 import { decideAndAppend } from './effects';
 import { RunKnowledge } from './knowledge';
 import { RunLog } from './run-log';
 import type { RunRegistry } from './run-registry';
-import { DRIVER_PORTS, RUN_REGISTRY } from './tokens';
 
-@Controller()
-export class RunController {
+/** `conversation.run.get` and `conversation.run.resume`: a run as its log tells it, and taking it up again. */
+export class RunHandlers {
   constructor(
-    @Inject(EVENT_READER) private readonly reader: EventReader,
-    @Inject(SHELL_CONFIG) private readonly shell: Pick<ShellPorts, 'projectRoots'>,
-    @Inject(RUN_REGISTRY) private readonly registry: RunRegistry,
-    @Inject(DRIVER_PORTS) private readonly ports: DriverPorts,
+    private readonly reader: EventReader,
+    private readonly shell: Pick<ShellPorts, 'projectRoots'>,
+    private readonly registry: RunRegistry,
+    private readonly ports: DriverPorts,
   ) {}
 
-  @Handles('conversation.run.get')
-  async get(@Payload() { runId }: RunGetRequest): Promise<RunGetReply> {
+  async get({ runId }: RunGetRequest): Promise<RunGetReply> {
     return { run: await this.servedRun(runId) };
   }
 
@@ -41,8 +36,7 @@ export class RunController {
    * replica drives already is left to it (the caller follows the feed either way). An ended run, or one
    * that waits for a person, is answered as it is, with nothing started.
    */
-  @Handles('conversation.run.resume')
-  async resume(@Payload() { runId, by }: RunResumeRequest): Promise<RunResumeReply> {
+  async resume({ runId, by }: RunResumeRequest): Promise<RunResumeReply> {
     let run = await this.servedRun(runId);
     if (run.status === 'cancelled') {
       // Taken up again where it was cancelled; the decider refuses a workflow's agent run.

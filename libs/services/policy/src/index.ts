@@ -1,8 +1,10 @@
-import { Module } from '@nestjs/common';
-import { ServiceDefinition } from '@stagecraft/service-shell';
-import { PolicyController } from './policy.controller';
+/** The policy service: which tools and limits each stage of a run gets, as a handler table. */
+import { defineService } from '@stagecraft/service-shell';
+import { decide } from './decide/decide.handler';
+import { table } from './table/table.handler';
 
-@Module({ controllers: [PolicyController] })
-export class PolicyModule {}
-
-export const policyService: ServiceDefinition = { name: 'policy', module: PolicyModule, usesStore: false };
+export const policyService = defineService({
+  name: 'policy',
+  usesStore: false,
+  handlers: { 'policy.decide': decide, 'policy.table': table },
+});

@@ -1,49 +1,23 @@
-import { Module } from '@nestjs/common';
-import { DEFAULT_BASE_URL, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGateway } from '@stagecraft/model-gateway';
-import type { GatewayConfig, ModelGateway } from '@stagecraft/model-gateway';
-import { LOGGER, SHELL_CONFIG, ServiceDefinition } from '@stagecraft/service-shell';
-import type { ShellPorts } from '@stagecraft/service-shell';
-import type { Logger } from 'pino';
-import { QaController } from './qa.controller';
-import { MODEL_GATEWAY } from './tokens';
+/** The qa service: an advisory reviewer of a run's answer, as a handler table. */
+import { gatewayConfigFromEnv } from '@stagecraft/model-gateway';
+import { ServiceDefinition, defineService } from '@stagecraft/service-shell';
+import { QaServiceOptions, reviewPorts } from './dependencies';
+import { review } from './review/review.handler';
+import type { ReviewPorts } from './review/review-answer';
 
-export { MODEL_GATEWAY } from './tokens';
-export { MAX_MODEL_CALLS, reviewAnswer } from './review-answer';
-export type { ReviewPorts } from './review-answer';
-export { parseQaReport } from './parse-report';
-export { qaCallId } from './review-tool-call';
-
-export interface QaServiceOptions {
-  /** The model the reviewer calls. */
-  gateway?: ModelGateway;
-  /** Without a gateway: the settings to build one from; by default OPENAI_BASE_URL, OPENAI_API_KEY and STAGECRAFT_MODEL. */
-  config?: GatewayConfig;
-}
-
-function gatewayFrom(config: GatewayConfig | undefined, logger: Logger, env: ShellPorts['env']): ModelGateway {
-  const settings = config ?? gatewayConfigFromEnv(env);
-  if (settings.apiKey === null && settings.baseURL === DEFAULT_BASE_URL) {
-    logger.warn({ service: 'qa' }, 'no OPENAI_API_KEY is set: every review will report the model as unavailable');
-  }
-  return instrumentedGateway(createOpenAiGateway({ ...settings, logger }));
-}
-
-/** A Nest module for the advisory reviewer, with the given model or one built from the settings. */
-export function qaModule(options: QaServiceOptions = {}): new () => unknown {
-  const gateway = options.gateway
-    ? { provide: MODEL_GATEWAY, useValue: instrumentedGateway(options.gateway) }
-    : {
-        provide: MODEL_GATEWAY,
-        useFactory: (logger: Logger, shell: ShellPorts) => gatewayFrom(options.config, logger, shell.env),
-        inject: [LOGGER, SHELL_CONFIG],
-      };
-  @Module({ controllers: [QaController], providers: [gateway] })
-  class QaModule {}
-  return QaModule;
-}
+export type { QaServiceOptions } from './dependencies';
+export { MAX_MODEL_CALLS, reviewAnswer } from './review/review-answer';
+export type { ReviewPorts } from './review/review-answer';
+export { parseQaReport } from './review/parse-report';
+export { qaCallId } from './review/review-tool-call';
 
 export function qaServiceWith(options: QaServiceOptions): ServiceDefinition {
-  return { name: 'qa', module: qaModule(options), usesStore: false };
+  return defineService<ReviewPorts>({
+    name: 'qa',
+    usesStore: false,
+    start: (ports) => reviewPorts(ports, options),
+    handlers: { 'qa.review': review },
+  });
 }
 
 /** Reads the model settings now, so a bad variable stops the process before it serves anything. */
@@ -51,5 +25,4 @@ export function qaServiceFromEnv(env: Record<string, string | undefined>): Servi
   return qaServiceWith({ config: gatewayConfigFromEnv(env) });
 }
 
-export const QaModule = qaModule();
-export const qaService: ServiceDefinition = { name: 'qa', module: QaModule, usesStore: false };
+export const qaService: ServiceDefinition = qaServiceWith({});

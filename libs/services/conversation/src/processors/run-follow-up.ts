@@ -1,6 +1,6 @@
 import { EventOf, StagecraftEvent, runOfStream, streams } from '@stagecraft/contracts';
 import type { EventStore, Processor, RecordedEvent } from '@stagecraft/event-store';
-import { MessageBus, RunFeedEvent, publishRunEvent } from '@stagecraft/messaging';
+import { MessageBus, StoredRunEvent, publishRunEvent } from '@stagecraft/messaging';
 import { rememberTurn } from './conversation-turn';
 
 export const RUN_FOLLOW_UP = 'conversation-run-follow-up';
@@ -27,9 +27,10 @@ export function runFollowUp(ports: RunFollowUpPorts): Processor {
       const event = recorded as RecordedEvent & StagecraftEvent;
       if (event.type === 'RunCompleted') await rememberTurn(ports.store, event as RecordedEvent & EventOf<'RunCompleted'>);
       const { id, type, data, metadata, position } = event;
-      // The feed names the run in each event's metadata, as the stream does in its name (docs/decisions/0018).
+      // The feed names the run in each event's metadata, as the stream does in its name (docs/decisions/0018);
+      // `publishRunEvent` sends the public event (feed/v1) of it, never the stored one.
       const named = { runId: runOfStream(event.streamId), ...metadata };
-      publishRunEvent(ports.bus, ports.prefix, { id, position: position.toString(), type, data, metadata: named } as RunFeedEvent);
+      publishRunEvent(ports.bus, ports.prefix, { id, position: position.toString(), type, data, metadata: named } as StoredRunEvent);
     },
   };
 }

@@ -1,5 +1,3 @@
-import { Controller, Inject } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import {
   ApprovalAnswerReply,
   ApprovalAnswerRequest,
@@ -13,13 +11,11 @@ import {
   WorkflowStartRequest,
   WorkflowStep,
 } from '@stagecraft/contracts';
-import { Handles } from '@stagecraft/service-shell';
 import { withinProjectRoots } from '@stagecraft/contracts';
 import { checkProjectRoot } from '@stagecraft/tools';
 import { ParsedWorkflowStart, workflowView } from '@stagecraft/workflows';
 import type { z } from 'zod';
 import type { DriverPorts } from '../driver-ports';
-import { DRIVER_PORTS } from '../tokens';
 import { WorkflowLog } from './workflow-log';
 import { takeSnapshot } from './snapshot';
 import { cancelWorkflow } from './workflow-cancel';
@@ -28,13 +24,12 @@ import { isolationFor } from './worktrees';
 /** Seed-004 workflows are short; a longer one is refused rather than walked forever. */
 const MAX_STEPS = 100;
 
-@Controller()
-export class WorkflowController {
-  constructor(@Inject(DRIVER_PORTS) private readonly ports: DriverPorts) {}
+/** `workflow.start`, `workflow.cancel` and `workflow.get`: a workflow is started, stopped and looked at through its log. */
+export class WorkflowHandlers {
+  constructor(private readonly ports: DriverPorts) {}
 
   /** Starts a workflow and answers at once with its id; its agents are dispatched from the log. */
-  @Handles('workflow.start')
-  async start(@Payload() request: z.output<typeof WorkflowStartRequest>): Promise<WorkflowStartReply> {
+  async start(request: z.output<typeof WorkflowStartRequest>): Promise<WorkflowStartReply> {
     const projectRoot = await checkProjectRoot(request.projectRoot, this.ports.projectRoots);
     const workflowId = request.workflowId ?? this.ports.newId();
     const [log, steps, isolation] = await Promise.all([
@@ -59,13 +54,11 @@ export class WorkflowController {
     return { workflowId };
   }
 
-  @Handles('workflow.cancel')
-  cancel(@Payload() request: z.output<typeof WorkflowCancelRequest>): Promise<WorkflowCancelReply> {
+  cancel(request: z.output<typeof WorkflowCancelRequest>): Promise<WorkflowCancelReply> {
     return cancelWorkflow(this.ports, request);
   }
 
-  @Handles('workflow.get')
-  async get(@Payload() request: WorkflowGetRequest): Promise<WorkflowGetReply> {
+  async get(request: WorkflowGetRequest): Promise<WorkflowGetReply> {
     const log = await WorkflowLog.open(this.ports, request.workflowId);
     // A workflow of a project this deployment does not serve is answered as one that does not exist.
     if (log.state.status === 'new' || !withinProjectRoots(log.state.start.projectRoot, this.ports.projectRoots))

@@ -9,7 +9,7 @@ import { createOpenAiGateway } from '@stagecraft/model-gateway';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { modelFreeServices } from '@stagecraft/testing-system';
-import { MAX_MODEL_CALLS, qaServiceWith } from './index';
+import { MAX_MODEL_CALLS, qaServiceWith } from '../index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 10000, logLevel: 'silent' as const };
 const README = '# Sample\n\nRun `npm test` before every commit.\n';

@@ -1,2 +1,0 @@
-/** Injection token for the ModelGateway the reviewer calls. */
-export const MODEL_GATEWAY = Symbol('MODEL_GATEWAY');
