@@ -52,7 +52,8 @@ describe('a store written by the previous build', () => {
     const audit = await runCli(['audit', '--store', store], env, 60_000);
     expect(audit.code).toBe(0);
     expect(audit.stdout).toContain(`audited ${expected.runs.length} run(s): every invariant holds`);
-  });
+    // Seventeen CLI processes one after another: generous for a loaded machine.
+  }, 240_000);
 });
 
 describe('chat --json, this build against the previous one', () => {
