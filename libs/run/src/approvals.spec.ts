@@ -1,8 +1,7 @@
 import { AgentBrief, ApprovalPolicy, StagecraftError } from '@stagecraft/contracts';
 import { approvalSummary, isGated } from './approvals';
 import { auditRun } from './audit';
-import { decide } from './decide';
-import { AT, ShellKnowledge, call, given, like, reply, requested, toolAnswers } from './given.testing';
+import { AT, ShellKnowledge, call, given, like, reply, requested, runSpec, toolAnswers } from './given.testing';
 import { RunInput } from './inputs';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { nextStep } from './next-step';
@@ -192,7 +191,7 @@ describe('approvals: the answer', () => {
   });
 });
 
-describe('approvals: a batch asks one call at a time, in order', () => {
+describe('approvals: a decision asks about one call at a time, in order', () => {
   const two = given().after(startWith({ approve: 'writes' }), reply('Two steps.', [write('a.md', 'c1'), command('c2')]));
 
   it('asks about the first; once it ran, the same commit asks about the second', () => {
@@ -267,15 +266,10 @@ describe('an agent of a workflow: every prompt carries its brief', () => {
   });
 
   it('assembles a recovery prompt with the brief too', () => {
-    const knowledge = new ShellKnowledge();
-    const state = given().after(startWith({ agent: brief }, true)).state;
-    const when = reply('');
-    const input = typeof when === 'function' ? when(state) : when;
-    const decision = decide(input, state, {
-      limits: DEFAULT_RUN_LIMITS,
-      knowledge: knowledge.learn(given().after(startWith({ agent: brief }, true)).events).view(true),
-    });
-    expect(decision).toMatchObject({ needs: { kind: 'prompt', request: { agentType: 'discovery-agent', upstream: brief.upstream } } });
+    const need = runSpec(given().after(startWith({ agent: brief }, true)))
+      .when(reply(''))
+      .thenNeeds();
+    expect(need).toMatchObject({ kind: 'prompt', request: { agentType: 'discovery-agent', upstream: brief.upstream } });
   });
 
   it('leaves the brief out of every prompt of a run that is no agent', () => {
@@ -300,8 +294,8 @@ describe('an agent of a workflow: every prompt carries its brief', () => {
 });
 
 it('a StagecraftError is what a conflicting answer throws', () => {
-  const state = given().after(startWith({ approve: 'writes' })).state;
-  expect(() => decide(answer('x', 'approve'), state, { limits: DEFAULT_RUN_LIMITS, knowledge: new ShellKnowledge().view(true) })).toThrow(
-    StagecraftError,
-  );
+  const started = given().after(startWith({ approve: 'writes' }));
+  runSpec(started, new ShellKnowledge().view(true))
+    .when(answer('x', 'approve'))
+    .thenThrows((error) => expect(error).toBeInstanceOf(StagecraftError));
 });

@@ -1,6 +1,6 @@
 import { ApprovalPolicy, EventData, StagecraftError, ToolName, toolErrorText } from '@stagecraft/contracts';
 import { toolClassOf } from '@stagecraft/policy';
-import { Batch } from './batch';
+import { RunDecision, expectInStage } from './run-decision';
 import { OpenToolCall } from './state';
 
 /** The tool classes each of the user's approval choices holds back until a person says yes. */
@@ -45,12 +45,12 @@ export function approvalSummary(tool: ToolName, args: Record<string, unknown>): 
  * The rule that makes a run wait: when the next open call is gated and no person has been asked about
  * it, the same commit asks. Calls are asked about one at a time, in the order the model gave them.
  */
-export function askForApprovalIfDue(batch: Batch): void {
-  const s = batch.state;
+export function askForApprovalIfDue(decision: RunDecision): void {
+  const s = decision.state;
   if (s.status !== 'running' || s.current?.step.kind !== 'tools' || s.pendingApproval) return;
   const next = s.current.step.open[0];
   if (next.approved || !isGated(s.start.approve, next.tool)) return;
-  batch.add('ApprovalRequested', {
+  decision.add('ApprovalRequested', {
     approvalId: approvalIdOf(next.callId),
     kind: 'tool_call',
     summary: approvalSummary(next.tool, next.arguments),
@@ -61,8 +61,8 @@ export function askForApprovalIfDue(batch: Batch): void {
 }
 
 /** The call a pending approval holds back; an answer for anything else is a conflict and changes nothing. */
-export function awaitedCall(batch: Batch, approvalId: string): OpenToolCall {
-  const s = batch.state;
+export function awaitedCall(decision: RunDecision, approvalId: string): OpenToolCall {
+  const s = decision.state;
   const pending = s.status === 'running' ? s.pendingApproval : null;
   if (!pending || pending.approvalId !== approvalId)
     throw new StagecraftError(
@@ -70,7 +70,7 @@ export function awaitedCall(batch: Batch, approvalId: string): OpenToolCall {
       // The waiting id is never echoed: whoever answers must already know it (the run's own client does).
       pending ? `approval ${approvalId} is not the one this run waits for` : `no approval ${approvalId} is pending`,
     );
-  const step = batch.inStage.current.step;
+  const step = expectInStage(decision.state).current.step;
   const call = step.kind === 'tools' ? step.open.find((c) => c.callId === pending.callId) : undefined;
   if (!call) throw new StagecraftError('INTERNAL', `approval ${approvalId} holds back no open tool call`);
   return call;

@@ -1,5 +1,5 @@
 import { RunInput } from './inputs';
-import { AT, MACRO, When, call, given, like, micro, recordedRun, reply, requested, reviewed } from './given.testing';
+import { AT, MACRO, When, call, given, like, micro, recordedRun, refusedWith, reply, requested, reviewed, runSpec } from './given.testing';
 import { nextStep } from './next-step';
 import { replayRun } from './replay';
 import { NEVER_MADE } from './cancellation';
@@ -114,17 +114,19 @@ describe('decide: cancellation', () => {
   it('leaves an ended run as it ended, and refuses a run that does not exist', () => {
     const completed = review.after(reviewed());
     expect(completed.state.status).toBe('completed');
-    completed.when(cancelled()).thenNothing();
-    given().when(cancelled()).thenThrows('NOT_FOUND');
-    inTool.after(cancelled()).when(cancelled('again')).thenNothing();
+    runSpec(completed).when(cancelled()).then([]);
+    runSpec(given()).when(cancelled()).thenThrows(refusedWith('NOT_FOUND'));
+    runSpec(inTool.after(cancelled())).when(cancelled('again')).then([]);
   });
 
   it('writes no QA report for a review answered after the cancellation', () => {
-    review.after(cancelled()).when(reviewed()).thenNothing();
+    runSpec(review.after(cancelled())).when(reviewed()).then([]);
   });
 
   it('refuses an approval answer on a cancelled run', () => {
-    inTool.after(cancelled()).when({ type: 'ApprovalAnswered', approvalId: 'a1', decision: 'approve', at: AT }).thenThrows('CONFLICT');
+    runSpec(inTool.after(cancelled()))
+      .when({ type: 'ApprovalAnswered', approvalId: 'a1', decision: 'approve', at: AT })
+      .thenThrows(refusedWith('CONFLICT'));
   });
 
   it('replays a cancelled run and its late answers to the same events', () => {
@@ -165,14 +167,13 @@ describe('decide: cancellation', () => {
     });
 
     it('leaves a running run as it is, and refuses an ended run and a workflow agent', () => {
-      inTool.when(continued).thenNothing();
-      review.after(reviewed()).when(continued).thenThrows('CONFLICT');
-      given().when(continued).thenThrows('NOT_FOUND');
+      runSpec(inTool).when(continued).then([]);
+      runSpec(review.after(reviewed())).when(continued).thenThrows(refusedWith('CONFLICT'));
+      runSpec(given()).when(continued).thenThrows(refusedWith('NOT_FOUND'));
       const agentRun = given().after({ ...(requested() as Extract<RunInput, { type: 'RunRequested' }>), agent: AGENT });
-      agentRun
-        .after(reply(`${MACRO}\nI will look.`), cancelled())
+      runSpec(agentRun.after(reply(`${MACRO}\nI will look.`), cancelled()))
         .when(continued)
-        .thenThrows('CONFLICT');
+        .thenThrows(refusedWith('CONFLICT'));
     });
   });
 });

@@ -1,5 +1,5 @@
 import { EventData, StagecraftError, ToolResult, toolErrorText } from '@stagecraft/contracts';
-import { Batch } from './batch';
+import { RunDecision } from './run-decision';
 import { RunInput } from './inputs';
 import { isRefusal } from './rules';
 import { OpenToolCall, RunState } from './state';
@@ -10,19 +10,19 @@ type Cancelled = Extract<RunState, { status: 'cancelled' }>;
 export const MAX_CANCEL_REASON = 500;
 
 /** Cancels a running run; a run that has ended already stays as it ended (nothing is appended). */
-export function cancel(batch: Batch, input: Extract<RunInput, { type: 'RunCancelled' }>): void {
-  const { state } = batch;
+export function cancel(decision: RunDecision, input: Extract<RunInput, { type: 'RunCancelled' }>): void {
+  const { state } = decision;
   if (state.status === 'new') throw new StagecraftError('NOT_FOUND', 'no such run');
   if (state.status !== 'running') return;
   const reason = input.reason.length > MAX_CANCEL_REASON ? `${input.reason.slice(0, MAX_CANCEL_REASON - 1)}…` : input.reason;
-  batch.add('RunCancelled', { by: input.by, reason, stage: state.current?.stage });
+  decision.add('RunCancelled', { by: input.by, reason, stage: state.current?.stage });
   // Only the first open call can be running (the calls run one at a time, and none while it waits for a
   // person): the others are closed now, as never made.
   const step = state.current?.step;
   if (step?.kind !== 'tools') return;
   const awaited = state.pendingApproval?.callId;
   closeNeverMade(
-    batch,
+    decision,
     step.open.filter((call, i) => i > 0 || call.callId === awaited),
   );
 }
@@ -30,11 +30,11 @@ export function cancel(batch: Batch, input: Extract<RunInput, { type: 'RunCancel
 /** Why a call a cancelled run never made is closed; `ToolCallRejected` with `CONFLICT` says it on the run. */
 export const NEVER_MADE = 'not made: the run was cancelled (a record of an earlier attempt, if any, is on its toolcall stream)';
 
-function closeNeverMade(batch: Batch, calls: readonly OpenToolCall[]): void {
-  const stage = batch.state.status === 'new' ? undefined : batch.state.current?.stage;
+function closeNeverMade(decision: RunDecision, calls: readonly OpenToolCall[]): void {
+  const stage = decision.state.status === 'new' ? undefined : decision.state.current?.stage;
   if (!stage) return;
   for (const call of calls)
-    batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: 'CONFLICT', reason: NEVER_MADE });
+    decision.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: 'CONFLICT', reason: NEVER_MADE });
 }
 
 /** A tool call's result as the run records it: `interrupted` only when the call was cut off. */
@@ -49,26 +49,27 @@ export function completedCall(callId: string, result: ToolResult): EventData<'To
  * so the log says what the call did and the call is never run again. Anything else is dropped; a
  * person's answer to an approval the run no longer waits for is a conflict.
  */
-export function recordLate(input: RunInput, state: Cancelled, batch: Batch): void {
-  const { step } = state.current ?? { step: null };
+export function recordLate(input: RunInput, state: Cancelled, decision: RunDecision): void {
+  const { current } = state;
+  const step = current?.step ?? null;
   const open = (callId: string) => (step?.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined);
   switch (input.type) {
     case 'ToolAnswered': {
       const call = open(input.callId);
       if (!call) return;
-      batch.add('ToolCallCompleted', completedCall(call.callId, input.result));
+      decision.add('ToolCallCompleted', completedCall(call.callId, input.result));
       return;
     }
     case 'ToolCallFailed': {
       const call = open(input.callId);
-      if (!call) return;
+      if (!call || !current) return;
       const { code, message } = input.fault;
       if (isRefusal(input.fault)) {
-        batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: state.current!.stage, code, reason: message });
+        decision.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage: current.stage, code, reason: message });
         return;
       }
       const output = toolErrorText({ code: 'INTERRUPTED', problem: `the run was cancelled during the call (${message})`, retry: 'none' });
-      batch.add('ToolCallCompleted', {
+      decision.add('ToolCallCompleted', {
         callId: call.callId,
         tool: call.tool,
         ok: false,
@@ -81,18 +82,18 @@ export function recordLate(input: RunInput, state: Cancelled, batch: Batch): voi
     }
     case 'ModelAnswered':
       if (step?.kind !== 'ask' && step?.kind !== 'asked') return;
-      if (input.request) batch.add('ModelRequested', input.request);
-      batch.add('ModelResponded', input.response);
+      if (input.request) decision.add('ModelRequested', input.request);
+      decision.add('ModelResponded', input.response);
       return;
     case 'ModelCallFailed':
-      if (input.request && step?.kind === 'ask') batch.add('ModelRequested', input.request);
+      if (input.request && step?.kind === 'ask') decision.add('ModelRequested', input.request);
       return;
     case 'ApprovalAnswered':
     case 'RunRequested':
       throw new StagecraftError('CONFLICT', `run ${state.start.runId} was cancelled`);
     case 'RunStopped':
       // The driver has stopped: a call still open was never made by it.
-      if (step?.kind === 'tools') closeNeverMade(batch, step.open);
+      if (step?.kind === 'tools') closeNeverMade(decision, step.open);
       return;
     case 'RunCancelled':
     case 'RunContinued':

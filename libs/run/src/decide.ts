@@ -1,7 +1,8 @@
+import { Decider, needs } from '@stagecraft/decider';
 import { StagePolicy, StagecraftError, canonicalJson, reviewNotCompleted, toolErrorText } from '@stagecraft/contracts';
 import { formatContextId, nextSequence } from '@stagecraft/contracts';
 import { askForApprovalIfDue, awaitedCall, denialText } from './approvals';
-import { Batch } from './batch';
+import { RunDecision, expectInStage, expectRunning } from './run-decision';
 import { cancel, completedCall, recordLate } from './cancellation';
 import { compactIfDue } from './compaction';
 import type { DecideContext, Follow } from './decide-context';
@@ -10,53 +11,52 @@ import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
 import { PendingEvent } from './pending-event';
 import { Transition, activeAgent, isRefusal, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
-import { InStage, RunState, Running, inStage, withPrior } from './state';
+import { InStage, RunState, Running, inStage, initialRunState, withPrior } from './state';
+import { evolveRun } from './evolve';
 
 export type { DecideContext, Follow } from './decide-context';
-
-export type Decision = { events: PendingEvent[] } | { needs: Need };
-
-/** Raised inside a decision that needs something only another service knows; `decide` turns it into a `Need`. */
-class Missing {
-  constructor(readonly need: Need) {}
-}
 
 /**
  * The run's one decider: given what the shell observed and the state folded from the log, the
  * events to append. Pure: the same input, state and knowledge always give the same events.
- * A decision may instead name what it needs (policies, a recovery prompt); the shell fetches it
- * and decides again. An input that does not fit the state throws.
+ * A decision may instead need a fact only another service knows (policies, a recovery prompt, a
+ * summary): it throws the kit's `Needed` (`needs`), the shell fetches it and decides again
+ * (`outcomeOf`). An input that does not fit the state throws.
  */
-export function decide(input: RunInput, state: RunState, given: DecideContext): Decision {
+export const runDecider: Decider<RunState, RunInput, PendingEvent, DecideContext> = {
+  initialState: initialRunState,
+  evolve: evolveRun,
+  decide,
+};
+
+function decide(input: RunInput, state: RunState, given: DecideContext): readonly PendingEvent[] {
   // A run keeps the bounds it started with, whoever drives it later.
   const recorded = state.status === 'new' ? (input.type === 'RunRequested' ? input.limits : undefined) : state.start.limits;
   const context = recorded ? { ...given, limits: recorded } : given;
-  const batch = new Batch(state);
+  const decision = new RunDecision(state);
   if (state.status === 'cancelled' && input.type !== 'RunContinued') {
-    recordLate(input, state, batch);
-    return { events: batch.events };
+    recordLate(input, state, decision);
+    return decision.events;
   }
   try {
-    apply(input, batch, context);
-    askForApprovalIfDue(batch);
-    compactIfDue(batch, context.knowledge, (need) => {
-      throw new Missing(need);
-    });
+    apply(input, decision, context);
+    askForApprovalIfDue(decision);
+    compactIfDue(decision, context.knowledge);
   } catch (error) {
-    if (error instanceof Missing) return { needs: error.need };
-    // A policy that breaks the user's switches ends the run with the events decided so far.
-    if (!(error instanceof StagecraftError) || error.code !== 'INVARIANT_VIOLATION' || batch.state.status !== 'running') throw error;
-    fail(batch, { code: error.code, message: error.message });
+    // A policy that breaks the user's switches ends the run with the events decided so far; a
+    // `Needed` (no StagecraftError) goes to the shell with nothing decided.
+    if (!(error instanceof StagecraftError) || error.code !== 'INVARIANT_VIOLATION' || decision.state.status !== 'running') throw error;
+    fail(decision, { code: error.code, message: error.message });
   }
-  return { events: batch.events };
+  return decision.events;
 }
 
-function apply(input: RunInput, batch: Batch, context: DecideContext): void {
+function apply(input: RunInput, decision: RunDecision, context: DecideContext): void {
   switch (input.type) {
     case 'RunRequested': {
-      if (batch.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${input.runId} already exists`);
+      if (decision.state.status !== 'new') throw new StagecraftError('CONFLICT', `run ${input.runId} already exists`);
       const { runId, conversationId, userMode, reasoningEnabled, message, projectRoot, historyThrough, compaction } = input;
-      batch.add('RunStarted', {
+      decision.add('RunStarted', {
         runId,
         conversationId,
         userMode,
@@ -70,8 +70,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
         ...(input.agent ? { agent: input.agent } : {}),
       });
       // The earlier turns are the shell's to load; the first stage's request already carries them.
-      if (input.prior) batch.state = withPrior(batch.state, input.prior);
-      batch.add('MessageAppended', {
+      if (input.prior) decision.state = withPrior(decision.state, input.prior);
+      decision.add('MessageAppended', {
         messageId: runIds.input(runId),
         role: 'user',
         content: message,
@@ -79,76 +79,82 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
         intermediate: false,
         kind: 'user_input',
       });
-      enter(batch, { stage: firstStage(batch.running.start), iteration: 0 }, input.at, context);
+      enter(decision, { stage: firstStage(expectRunning(decision.state).start), iteration: 0 }, input.at, context);
       return;
     }
     case 'RunResumed':
-      return resume(batch, input.at, context);
+      return resume(decision, input.at, context);
     case 'ModelAnswered': {
-      const current = stageOf(batch);
-      if (input.request) batch.add('ModelRequested', input.request);
-      batch.add('ModelResponded', input.response);
+      const current = stageOf(decision);
+      if (input.request) decision.add('ModelRequested', input.request);
+      decision.add('ModelResponded', input.response);
       if (current.stage === 'qa_review')
         throw new StagecraftError('INTERNAL', 'qa_review is answered by the qa service, not by the run model');
-      return follow(batch, interpretAnswer(batch, input.response, context), input.at, context);
+      return follow(decision, interpretAnswer(decision, input.response, context), input.at, context);
     }
     case 'ModelCallFailed':
-      stageOf(batch);
-      if (input.request) batch.add('ModelRequested', input.request);
-      return fail(batch, input.fault);
+      stageOf(decision);
+      if (input.request) decision.add('ModelRequested', input.request);
+      return fail(decision, input.fault);
     case 'ToolAnswered': {
-      const call = openCall(batch, input.callId);
-      batch.add('ToolCallCompleted', completedCall(call.callId, input.result));
-      batch.add('MessageAppended', toolResult(batch, call.modelCallId, input.result.output));
-      return afterToolResult(batch, input.at, context);
+      const call = openCall(decision, input.callId);
+      decision.add('ToolCallCompleted', completedCall(call.callId, input.result));
+      decision.add('MessageAppended', toolResult(decision, call.modelCallId, input.result.output));
+      return afterToolResult(decision, input.at, context);
     }
     case 'ToolCallFailed': {
-      const call = openCall(batch, input.callId);
-      if (!isRefusal(input.fault)) return fail(batch, input.fault);
-      const { stage } = batch.inStage.current;
-      batch.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: input.fault.code, reason: input.fault.message });
+      const call = openCall(decision, input.callId);
+      if (!isRefusal(input.fault)) return fail(decision, input.fault);
+      const { stage } = expectInStage(decision.state).current;
+      decision.add('ToolCallRejected', {
+        callId: call.callId,
+        tool: call.tool,
+        stage,
+        code: input.fault.code,
+        reason: input.fault.message,
+      });
       const text = toolErrorText({
         code: input.fault.code,
         problem: input.fault.message,
         retry: 'use a tool and arguments this stage allows',
       });
-      batch.add('MessageAppended', toolResult(batch, call.modelCallId, text));
-      return afterToolResult(batch, input.at, context);
+      decision.add('MessageAppended', toolResult(decision, call.modelCallId, text));
+      return afterToolResult(decision, input.at, context);
     }
     case 'ReviewReturned':
-      awaitingReview(batch);
-      batch.add('QAReportIssued', { report: input.report, modelCalls: input.modelCalls });
-      return complete(batch);
+      awaitingReview(decision);
+      decision.add('QAReportIssued', { report: input.report, modelCalls: input.modelCalls });
+      return complete(decision);
     case 'ReviewFailed':
       // QA is advisory: without it the run still completes, and says why the review is missing.
-      awaitingReview(batch);
-      batch.add('QAReportIssued', { report: reviewNotCompleted(input.fault.message) });
-      return complete(batch);
+      awaitingReview(decision);
+      decision.add('QAReportIssued', { report: reviewNotCompleted(input.fault.message) });
+      return complete(decision);
     case 'ApprovalAnswered': {
-      const call = awaitedCall(batch, input.approvalId);
+      const call = awaitedCall(decision, input.approvalId);
       if (input.decision === 'approve') {
-        batch.add('ApprovalGiven', { approvalId: input.approvalId, ...(input.reason ? { note: input.reason } : {}) });
+        decision.add('ApprovalGiven', { approvalId: input.approvalId, ...(input.reason ? { note: input.reason } : {}) });
         return;
       }
-      const { stage } = batch.inStage.current;
-      batch.add('ApprovalDenied', { approvalId: input.approvalId, reason: input.reason ?? '' });
-      batch.add('ToolCallRejected', {
+      const { stage } = expectInStage(decision.state).current;
+      decision.add('ApprovalDenied', { approvalId: input.approvalId, reason: input.reason ?? '' });
+      decision.add('ToolCallRejected', {
         callId: call.callId,
         tool: call.tool,
         stage,
         code: 'FORBIDDEN_TOOL',
         reason: `denied by the user${input.reason ? `: ${input.reason}` : ''}`,
       });
-      batch.add('MessageAppended', toolResult(batch, call.modelCallId, denialText(call, input.reason)));
-      return afterToolResult(batch, input.at, context);
+      decision.add('MessageAppended', toolResult(decision, call.modelCallId, denialText(call, input.reason)));
+      return afterToolResult(decision, input.at, context);
     }
     case 'RunStopped':
-      if (batch.state.status !== 'running') return;
-      return fail(batch, input.fault);
+      if (decision.state.status !== 'running') return;
+      return fail(decision, input.fault);
     case 'RunCancelled':
-      return cancel(batch, input);
+      return cancel(decision, input);
     case 'RunContinued':
-      return continueCancelled(batch, input, context);
+      return continueCancelled(decision, input, context);
     default: {
       const unreachable: never = input;
       throw new StagecraftError('INTERNAL', `unknown input ${JSON.stringify(unreachable)}`);
@@ -161,8 +167,8 @@ function apply(input: RunInput, batch: Batch, context: DecideContext): void {
  * cancellation cut off (its record stays on the log; it is never run again), and the stage goes on.
  * A workflow's agent run is its workflow's to continue.
  */
-function continueCancelled(batch: Batch, input: Extract<RunInput, { type: 'RunContinued' }>, context: DecideContext): void {
-  const { state } = batch;
+function continueCancelled(decision: RunDecision, input: Extract<RunInput, { type: 'RunContinued' }>, context: DecideContext): void {
+  const { state } = decision;
   if (state.status === 'running') return;
   if (state.status === 'new') throw new StagecraftError('NOT_FOUND', 'no such run');
   if (state.status !== 'cancelled')
@@ -172,11 +178,11 @@ function continueCancelled(batch: Batch, input: Extract<RunInput, { type: 'RunCo
       'CONFLICT',
       `run ${state.start.runId} is an agent of workflow ${state.start.agent.workflowId}: its workflow decides what runs`,
     );
-  batch.add('RunContinued', { by: input.by });
-  if (!inStage(batch.state)) return;
-  const cutOff = cutOffCalls(batch.inStage);
-  for (const modelCallId of cutOff) batch.add('MessageAppended', toolResult(batch, modelCallId, CUT_OFF));
-  if (cutOff.length > 0) afterToolResult(batch, input.at, context);
+  decision.add('RunContinued', { by: input.by });
+  if (!inStage(decision.state)) return;
+  const cutOff = cutOffCalls(expectInStage(decision.state));
+  for (const modelCallId of cutOff) decision.add('MessageAppended', toolResult(decision, modelCallId, CUT_OFF));
+  if (cutOff.length > 0) afterToolResult(decision, input.at, context);
 }
 
 const CUT_OFF = toolErrorText({
@@ -194,17 +200,17 @@ function cutOffCalls(s: InStage): string[] {
   return (s.history[last].message.toolCalls ?? []).map((c) => c.id).filter((id) => !answered.has(id) && !open.has(id));
 }
 
-function follow(batch: Batch, next: Follow, at: string, context: DecideContext): void {
+function follow(decision: RunDecision, next: Follow, at: string, context: DecideContext): void {
   switch (next.kind) {
     case 'stay':
       return;
     case 'correct':
-      return addGuidance(batch, next.promptId, next.reason, context);
+      return addGuidance(decision, next.promptId, next.reason, context);
     case 'enter':
-      if (next.guidance) addGuidance(batch, next.guidance.promptId, next.guidance.reason, context);
-      return enter(batch, next.transition, at, context);
+      if (next.guidance) addGuidance(decision, next.guidance.promptId, next.guidance.reason, context);
+      return enter(decision, next.transition, at, context);
     case 'fail':
-      return fail(batch, next.fault);
+      return fail(decision, next.fault);
     default: {
       const unreachable: never = next;
       throw new StagecraftError('INTERNAL', `unknown follow-up ${JSON.stringify(unreachable)}`);
@@ -213,12 +219,12 @@ function follow(batch: Batch, next: Follow, at: string, context: DecideContext):
 }
 
 /** A recovery prompt (seed 002 §10) as a user message in the current stage. */
-function addGuidance(batch: Batch, promptId: string, reason: string, context: DecideContext): void {
-  const s = batch.inStage;
+function addGuidance(decision: RunDecision, promptId: string, reason: string, context: DecideContext): void {
+  const s = expectInStage(decision.state);
   const request = promptRequest(s, { ...s.current.policy, prompts: [promptId] }, []);
   const text = context.knowledge.prompt(promptId);
-  if (text === undefined) throw new Missing({ kind: 'prompt', promptId, request });
-  batch.add('MessageAppended', {
+  if (text === undefined) needs<Need>({ kind: 'prompt', promptId, request });
+  decision.add('MessageAppended', {
     messageId: runIds.message(s.start.runId, s.messageCount + 1),
     role: 'user',
     content: `${text.trim()}\n\n(${reason})`,
@@ -230,19 +236,19 @@ function addGuidance(batch: Batch, promptId: string, reason: string, context: De
 }
 
 /** The one place a stage is entered: its policy (checked against the user's switches) and its context id. */
-function enter(batch: Batch, { stage, iteration, limit }: Transition, at: string, context: DecideContext): void {
+function enter(decision: RunDecision, { stage, iteration, limit }: Transition, at: string, context: DecideContext): void {
   if (limit) {
-    const { current } = batch.inStage;
-    batch.add('LimitReached', { limit, value: context.limits[limit], stage: current.stage, iteration: current.iteration });
+    const { current } = expectInStage(decision.state);
+    decision.add('LimitReached', { limit, value: context.limits[limit], stage: current.stage, iteration: current.iteration });
   }
-  const s = batch.running;
+  const s = expectRunning(decision.state);
   const policy = policyFor(s, stage, context);
   const agentType = activeAgent(s.delegations);
   const { sequence } = nextSequence(s.sequences, s.start.runId, agentType);
   const contextId = formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
   // A stage entered again with the policy it had is recorded without repeating it (docs/decisions/0018).
   const samePolicy = s.current !== null && canonicalJson(s.current.policy) === canonicalJson(policy);
-  batch.add('StageEntered', { stage, iteration, ...(samePolicy ? {} : { policy }), contextId });
+  decision.add('StageEntered', { stage, iteration, ...(samePolicy ? {} : { policy }), contextId });
 }
 
 function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideContext): StagePolicy {
@@ -252,7 +258,7 @@ function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideConte
   // A workflow agent's part decides whether it may write at all (docs/decisions/0036).
   const workflowAgentType = s.start.agent?.agentType;
   if (!policies)
-    throw new Missing({
+    needs<Need>({
       kind: 'policies',
       request: { userMode, reasoningEnabled, delegation, ...(workflowAgentType ? { workflowAgentType } : {}) },
     });
@@ -272,30 +278,30 @@ function policyFor(s: Running, stage: StagePolicy['stage'], context: DecideConte
   return policy;
 }
 
-function fail(batch: Batch, fault: Fault): void {
-  const stage = batch.running.current?.stage;
-  batch.add('RunFailed', { code: fault.code, reason: fault.message, stage });
+function fail(decision: RunDecision, fault: Fault): void {
+  const stage = expectRunning(decision.state).current?.stage;
+  decision.add('RunFailed', { code: fault.code, reason: fault.message, stage });
 }
 
-function complete(batch: Batch): void {
-  const s = batch.running;
+function complete(decision: RunDecision): void {
+  const s = expectRunning(decision.state);
   const deliveryState = s.deliveryState ?? 'NEEDS_WORK';
   // A run that did not get to `DONE` says which bound ended it, if one did.
   const limit = deliveryState !== 'DONE' && s.limitReached ? { limit: s.limitReached } : {};
-  batch.add('RunCompleted', { deliveryState, answer: s.answer ?? '', ...limit });
+  decision.add('RunCompleted', { deliveryState, answer: s.answer ?? '', ...limit });
 }
 
 /** Older logs may stop between steps that are now one commit: finish the step they stopped in. */
-function resume(batch: Batch, at: string, context: DecideContext): void {
-  const s = batch.state;
+function resume(decision: RunDecision, at: string, context: DecideContext): void {
+  const s = decision.state;
   if (s.status !== 'running') return;
-  if (!inStage(s)) return enter(batch, { stage: firstStage(s.start), iteration: 0 }, at, context);
-  if (s.current.step.kind === 'answered') return follow(batch, interpretAnswer(batch, s.current.step.response, context), at, context);
-  if (s.current.stage === 'qa_review' && s.qaReport) return complete(batch);
+  if (!inStage(s)) return enter(decision, { stage: firstStage(s.start), iteration: 0 }, at, context);
+  if (s.current.step.kind === 'answered') return follow(decision, interpretAnswer(decision, s.current.step.response, context), at, context);
+  if (s.current.stage === 'qa_review' && s.qaReport) return complete(decision);
 }
 
-function toolResult(batch: Batch, modelCallId: string, content: string) {
-  const s = batch.inStage;
+function toolResult(decision: RunDecision, modelCallId: string, content: string) {
+  const s = expectInStage(decision.state);
   return {
     messageId: runIds.message(s.start.runId, s.messageCount + 1),
     role: 'tool' as const,
@@ -308,26 +314,26 @@ function toolResult(batch: Batch, modelCallId: string, content: string) {
   };
 }
 
-function afterToolResult(batch: Batch, at: string, context: DecideContext): void {
-  const s = batch.inStage;
+function afterToolResult(decision: RunDecision, at: string, context: DecideContext): void {
+  const s = expectInStage(decision.state);
   if (s.current.step.kind === 'tools') return;
-  enter(batch, nextActingStep(s.current, s.deliveryChecks, context.limits), at, context);
+  enter(decision, nextActingStep(s.current, s.deliveryChecks, context.limits), at, context);
 }
 
-function stageOf(batch: Batch): InStage['current'] {
-  const { current } = batch.inStage;
+function stageOf(decision: RunDecision): InStage['current'] {
+  const { current } = expectInStage(decision.state);
   if (current.step.kind === 'tools') throw new StagecraftError('INTERNAL', 'a model answer arrived while tool calls are open');
   return current;
 }
 
-function openCall(batch: Batch, callId: string) {
-  const { step } = batch.inStage.current;
+function openCall(decision: RunDecision, callId: string) {
+  const { step } = expectInStage(decision.state).current;
   const call = step.kind === 'tools' ? step.open.find((c) => c.callId === callId) : undefined;
   if (!call) throw new StagecraftError('INTERNAL', `no open tool call ${callId}`);
   return call;
 }
 
-function awaitingReview(batch: Batch): void {
-  const s = batch.inStage;
+function awaitingReview(decision: RunDecision): void {
+  const s = expectInStage(decision.state);
   if (s.current.stage !== 'qa_review' || s.qaReport) throw new StagecraftError('INTERNAL', 'no review is awaited');
 }

@@ -13,7 +13,8 @@ import {
 } from '@stagecraft/contracts';
 import { parseSummary } from './compaction';
 import { decideStagePolicy } from '@stagecraft/policy';
-import { decide } from './decide';
+import { When as Decided, outcomeOf, spec } from '@stagecraft/decider';
+import { DecideContext, runDecider } from './decide';
 import { evolveRun, foldRun } from './evolve';
 import { Knowledge, ModelSummary, Need, RunInput, delegationKey } from './inputs';
 import { DEFAULT_RUN_LIMITS, RunLimits } from './limits';
@@ -89,8 +90,9 @@ export class ShellKnowledge {
 /** `decideAndAppend` without the I/O: decide, fetch what is needed, decide again. */
 export function decideAsShell(input: RunInput, state: RunState, limits: RunLimits, knowledge: ShellKnowledge): PendingEvent[] {
   for (let asked = 0; asked <= 8; asked++) {
-    const decision = decide(input, state, { limits, knowledge: knowledge.view(asked === 0) });
-    if ('events' in decision) return decision.events;
+    const context = { limits, knowledge: knowledge.view(asked === 0) };
+    const decision = outcomeOf<PendingEvent, Need>(() => runDecider.decide(input, state, context));
+    if ('events' in decision) return [...decision.events];
     knowledge.fetch(decision.needs);
   }
   throw new Error('a decision still needed more after 8 answers');
@@ -109,7 +111,7 @@ export type Expected = { [T in EventType]: { type: T; data?: DeepPartial<EventDa
 export const like = <T extends EventType>(type: T, data?: DeepPartial<EventData<T>>): Expected => ({ type, data }) as Expected;
 
 interface Outcome {
-  events: PendingEvent[];
+  events: readonly PendingEvent[];
   state: RunState;
   needs: Need[];
 }
@@ -117,8 +119,8 @@ interface Outcome {
 export class Given {
   constructor(
     readonly events: readonly PendingEvent[],
-    private readonly limits: RunLimits = DEFAULT_RUN_LIMITS,
-    private readonly table: PolicyTable = policyTable,
+    readonly limits: RunLimits = DEFAULT_RUN_LIMITS,
+    readonly table: PolicyTable = policyTable,
   ) {}
 
   withLimits(limits: Partial<RunLimits>): Given {
@@ -151,7 +153,7 @@ export class Given {
 export class Then {
   constructor(private readonly run: () => Outcome) {}
 
-  events(): PendingEvent[] {
+  events(): readonly PendingEvent[] {
     return this.run().events;
   }
 
@@ -174,8 +176,7 @@ export class Then {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(StagecraftError);
-    expect(thrown).toMatchObject({ code });
+    refusedWith(code)(thrown);
   }
 
   /** The needs the shell had to fetch before the decision was complete, in order. */
@@ -187,6 +188,24 @@ export class Then {
 }
 
 export const given = (...events: PendingEvent[]): Given => new Given(events);
+
+/**
+ * The kit's given / when / then for the run decider after the log `g` holds: one decision, knowing
+ * what a shell that wrote the log knows (the policies of every chain it entered; `knowledge` to say
+ * otherwise) and nothing else, so a fact the decision needs first is `thenNeeds`, never fetched.
+ */
+export function runSpec(g: Given, knowledge: Knowledge = new ShellKnowledge(g.table).learn(g.events).view(true)) {
+  const after = spec<RunState, RunInput, PendingEvent, DecideContext, Need>(runDecider, { limits: g.limits, knowledge }).given(g.events);
+  return { when: (input: When): Decided<PendingEvent, Need> => after.when(typeof input === 'function' ? input(g.state) : input) };
+}
+
+/** For `thenThrows`: the decision refused with this code. */
+export const refusedWith =
+  (code: ErrorCode) =>
+  (error: unknown): void => {
+    expect(error).toBeInstanceOf(StagecraftError);
+    expect(error).toMatchObject({ code });
+  };
 
 // Inputs, as the shell builds them.
 

@@ -1,3 +1,4 @@
+/** The run: its decider (`runDecider`: decide, evolve, initial state over a union on status), the next step its shell performs, and its replay and audit. */
 export * from './state';
 export * from './evolve';
 export * from './inputs';

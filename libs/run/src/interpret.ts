@@ -1,7 +1,7 @@
 import { ReasoningOutcome, ToolCall, ToolName, parseToolArguments, toolErrorText } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { deliveryStatement, parseReasoning, stripReasoning } from '@stagecraft/reasoning';
-import { Batch } from './batch';
+import { RunDecision, expectInStage, expectRunning } from './run-decision';
 import type { DecideContext, Follow } from './decide-context';
 import { applyInstructions } from './delegation';
 import { runIds } from './ids';
@@ -18,8 +18,8 @@ import {
 import { ModelResponse } from './state';
 
 /** Asks again in the same stage for a reply the run can use; once the stage's corrections are spent, the run fails. */
-function correction(batch: Batch, context: DecideContext, promptId: string, reason: string): Follow {
-  const { current } = batch.inStage;
+function correction(decision: RunDecision, context: DecideContext, promptId: string, reason: string): Follow {
+  const { current } = expectInStage(decision.state);
   if (current.corrections < context.limits.maxCorrectionsPerStage) return { kind: 'correct', promptId, reason };
   return {
     kind: 'fail',
@@ -28,12 +28,12 @@ function correction(batch: Batch, context: DecideContext, promptId: string, reas
 }
 
 /**
- * Reads the model's answer in the current stage: adds what it means to the batch and says what
+ * Reads the model's answer in the current stage: adds what it means to the decision and says what
  * follows. The stage machine's transitions after an answer are all here, named in `rules.ts`.
  */
-export function interpretAnswer(batch: Batch, response: ModelResponse, context: DecideContext): Follow {
+export function interpretAnswer(decision: RunDecision, response: ModelResponse, context: DecideContext): Follow {
   const { limits } = context;
-  const s = batch.inStage;
+  const s = expectInStage(decision.state);
   const { stage, policy } = s.current;
   const agentMode = s.start.userMode === 'agent';
   const acting = isActing(stage);
@@ -45,7 +45,7 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
     const parsed = parseReasoning(response.content, format);
     if (!parsed.ok)
       return correction(
-        batch,
+        decision,
         context,
         RECOVERY_PROMPTS.reasoningFormatCorrection,
         `${format} reasoning ${parsed.problem}: ${parsed.detail}`,
@@ -53,30 +53,30 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
     outcome = parsed.outcome;
     visible = parsed.visible.trim();
     // The block is the first in the response just recorded: `ReasoningRecorded` does not copy it (docs/decisions/0018).
-    batch.add('ReasoningRecorded', { requestId: response.requestId, format, outcome });
+    decision.add('ReasoningRecorded', { requestId: response.requestId, format, outcome });
   }
 
   const calls = response.toolCalls;
   // The delivery gate may answer with its reasoning alone: the Delivery line is the answer there.
   if (visible === '' && calls.length === 0 && !(stage === 'delivery_check' && outcome)) {
-    if (outcome) return correction(batch, context, RECOVERY_PROMPTS.reasoningOnlyNoAnswer, 'reasoning without an answer or a tool call');
+    if (outcome) return correction(decision, context, RECOVERY_PROMPTS.reasoningOnlyNoAnswer, 'reasoning without an answer or a tool call');
     const again = s.current.corrections > 0;
     return correction(
-      batch,
+      decision,
       context,
       again ? RECOVERY_PROMPTS.emptyResponseFollowup : RECOVERY_PROMPTS.emptyResponseRecovery,
       'empty response',
     );
   }
   if (acting && agentMode && calls.length === 0 && asksUserForInput(visible)) {
-    return correction(batch, context, RECOVERY_PROMPTS.noUserInputNextStep, 'asked the user for input instead of using its tools');
+    return correction(decision, context, RECOVERY_PROMPTS.noUserInputNextStep, 'asked the user for input instead of using its tools');
   }
 
   const marked = Boolean(s.delegations.at(-1)?.markIntermediate);
-  if (marked) batch.add('InstructionIssued', { instruction: { kind: 'IntermediateReasoning' }, accepted: true });
+  if (marked) decision.add('InstructionIssued', { instruction: { kind: 'IntermediateReasoning' }, accepted: true });
   const assistant = (content: string, toolCalls: ToolCall[]) => {
-    const at = batch.running;
-    batch.add('MessageAppended', {
+    const at = expectRunning(decision.state);
+    decision.add('MessageAppended', {
       messageId: runIds.message(at.start.runId, at.messageCount + 1),
       role: 'assistant',
       content,
@@ -92,9 +92,9 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
   if (tags.requested.length > 0) {
     const applied = applyInstructions(s.delegations, tags.requested, limits);
     assistant(tags.rest, []);
-    for (const e of applied.events) batch.add(e.type, e.data as never);
-    const at = batch.running;
-    batch.add('MessageAppended', {
+    for (const e of applied.events) decision.add(e);
+    const at = expectRunning(decision.state);
+    decision.add('MessageAppended', {
       messageId: runIds.message(at.start.runId, at.messageCount + 1),
       role: 'user',
       content: applied.notes.join('\n\n'),
@@ -124,7 +124,7 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
 
   assistant(visible, calls);
   const runsTools = policy.toolLoop && acting;
-  if (calls.length > 0) addToolCalls(batch, response, calls, runsTools);
+  if (calls.length > 0) addToolCalls(decision, response, calls, runsTools);
 
   switch (stage) {
     case 'warmup':
@@ -133,14 +133,14 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
     case 'tool_followup': {
       if (calls.length === 0 || !runsTools) return { kind: 'enter', transition: toDeliveryGate(s.deliveryChecks) };
       // Every call refused at once closes the round here; otherwise the tools' results close it.
-      const after = batch.inStage;
+      const after = expectInStage(decision.state);
       return after.current.step.kind === 'tools'
         ? { kind: 'stay' }
         : { kind: 'enter', transition: nextActingStep(s.current, s.deliveryChecks, limits) };
     }
     case 'delivery_check': {
       const delivery = outcome?.delivery_state ?? deliveryStatement(visible) ?? 'NEEDS_WORK';
-      batch.add('DeliveryChecked', { state: delivery, iteration: s.deliveryChecks, reason: outcome?.plan_delta || undefined });
+      decision.add('DeliveryChecked', { state: delivery, iteration: s.deliveryChecks, reason: outcome?.plan_delta || undefined });
       const transition = afterDeliveryCheck(delivery === 'DONE', s.deliveryChecks, limits);
       if (transition.stage !== 'act') return { kind: 'enter', transition };
       return {
@@ -159,14 +159,14 @@ export function interpretAnswer(batch: Batch, response: ModelResponse, context: 
 }
 
 /** Requested when this stage runs tools; refused (with a result the model can read) when it does not. */
-function addToolCalls(batch: Batch, response: ModelResponse, calls: ToolCall[], runsTools: boolean): void {
-  const { stage } = batch.inStage.current;
+function addToolCalls(decision: RunDecision, response: ModelResponse, calls: ToolCall[], runsTools: boolean): void {
+  const { stage } = expectInStage(decision.state).current;
   for (const call of calls) {
     const callId = runIds.toolCall(response.requestId, call.id);
     const tool = ToolName.safeParse(call.name);
     const args = parseToolArguments(call.arguments);
     if (runsTools && tool.success && args) {
-      batch.add('ToolCallRequested', { callId, tool: tool.data, arguments: args, stage, modelCallId: call.id });
+      decision.add('ToolCallRequested', { callId, tool: tool.data, arguments: args, stage, modelCallId: call.id });
       continue;
     }
     const problem = !runsTools
@@ -174,7 +174,7 @@ function addToolCalls(batch: Batch, response: ModelResponse, calls: ToolCall[], 
       : !tool.success
         ? `unknown tool "${call.name}"`
         : `the arguments of ${call.name} are not a JSON object`;
-    batch.add('ToolCallRejected', {
+    decision.add('ToolCallRejected', {
       callId,
       tool: call.name,
       stage,
@@ -182,8 +182,8 @@ function addToolCalls(batch: Batch, response: ModelResponse, calls: ToolCall[], 
       reason: problem,
     });
     const retry = runsTools ? 'call one of the offered tools with a JSON object of arguments' : 'answer without tools';
-    const at = batch.running;
-    batch.add('MessageAppended', {
+    const at = expectRunning(decision.state);
+    decision.add('MessageAppended', {
       messageId: runIds.message(at.start.runId, at.messageCount + 1),
       role: 'tool',
       content: toolErrorText({ code: 'REFUSED', problem, retry }),

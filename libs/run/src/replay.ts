@@ -1,8 +1,9 @@
 import { StagePolicy, canonicalJson } from '@stagecraft/contracts';
 import { parseContextId } from '@stagecraft/contracts';
-import { decide } from './decide';
+import { Outcome, outcomeOf } from '@stagecraft/decider';
+import { runDecider } from './decide';
 import { evolveRun, foldRun } from './evolve';
-import { Knowledge, RunInput, delegationKey } from './inputs';
+import { Knowledge, Need, RunInput, delegationKey } from './inputs';
 import { RunLimits } from './limits';
 import { nextStep } from './next-step';
 import { PendingEvent } from './pending-event';
@@ -23,7 +24,7 @@ const stored = (event: PendingEvent | null) =>
   event ? canonicalJson(JSON.parse(JSON.stringify({ type: event.type, data: event.data }))) : 'nothing';
 
 /**
- * Re-drives a recorded run through `decide`: each step's input is rebuilt from what the log says the
+ * Re-drives a recorded run through the run's decider: each step's input is rebuilt from what the log says the
  * model, the tools and the reviewer answered, the policies are the ones the log recorded, and a
  * recovery prompt's text is read back from the correction it produced. No model is called and no tool
  * runs. The result is the same events, or the first one that differs.
@@ -43,9 +44,10 @@ export function replayRun(recorded: readonly RecordedRunEvent[], defaults: RunLi
       if (index === recorded.length) return { identical: true, events: index, decisions, ...(copied > 0 ? { copied } : {}) };
       return { identical: false, index, expected: recorded[index], actual: null, why: 'the run ended here; the log goes on' };
     }
-    let decision;
+    let decision: Outcome<PendingEvent, Need>;
     try {
-      decision = decide(input, state, { limits, knowledge: knowledge.at(recorded, index) });
+      const context = { limits, knowledge: knowledge.at(recorded, index) };
+      decision = outcomeOf(() => runDecider.decide(input, state, context));
     } catch (error) {
       return { identical: false, index, expected: recorded[index] ?? null, actual: null, why: `decide threw: ${(error as Error).message}` };
     }

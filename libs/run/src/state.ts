@@ -100,20 +100,26 @@ export interface RunProgress {
   /** The approval the run waits for; while set, the run does nothing until a person answers. */
   pendingApproval: AwaitedApproval | null;
   sequences: SequenceState;
-  /** `null` only between `RunStarted` and the first `StageEntered` of the same commit. */
+  /** The stage the run is in; `null` before its first `StageEntered` (see `Starting`). */
   current: StageState | null;
 }
 
+/**
+ * Running, before the first stage is entered: only between `RunStarted` and the first `StageEntered`
+ * of the same commit, or where a log of an older version stopped (`RunResumed` enters the stage).
+ */
+export type Starting = { status: 'running' } & RunProgress & { current: null };
+/** Running inside a stage: where every model call, tool call and review of a run happens. */
+export type InStage = { status: 'running' } & RunProgress & { current: StageState };
+export type Running = Starting | InStage;
+
 export type RunState =
   | { status: 'new' }
-  | ({ status: 'running' } & RunProgress)
+  | Running
   | ({ status: 'completed'; answer: string; deliveryState: DeliveryState } & Omit<RunProgress, 'answer' | 'deliveryState'>)
   | ({ status: 'failed'; failure: { code: string; reason: string } } & RunProgress)
   /** Stopped by someone: nothing more is decided; answers that were in flight are still recorded (`recordLate`). */
   | ({ status: 'cancelled'; cancellation: RunCancellation } & RunProgress);
-
-export type Running = Extract<RunState, { status: 'running' }>;
-export type InStage = Running & { current: StageState };
 
 export const initialRunState = (): RunState => ({ status: 'new' });
 

@@ -3,7 +3,8 @@ import { compactionEvent, planCompaction, withSummary } from './plan';
 import { rangesOf } from './sources';
 import { extractiveSummary, transcriptOf } from './summary';
 import { SUMMARIZE_PROMPT } from '@stagecraft/prompts';
-import { Batch } from '../batch';
+import { needs } from '@stagecraft/decider';
+import { RunDecision } from '../run-decision';
 import { Knowledge, Need } from '../inputs';
 import { runIds } from '../ids';
 import { promptRequest } from '../rules';
@@ -23,8 +24,8 @@ export const requestConversation = (s: Running): ChatMessage[] => withSummary(cu
  * has grown past the run's settings. The extractive method decides here; the `model` method needs a
  * summary the shell asks the model for, and falls back to the extractive one when that call failed.
  */
-export function compactIfDue(batch: Batch, knowledge: Knowledge, missing: (need: Need) => never): void {
-  const s = batch.state;
+export function compactIfDue(decision: RunDecision, knowledge: Knowledge): void {
+  const s = decision.state;
   if (!inStage(s) || s.current.step.kind !== 'ask' || s.current.stage === 'qa_review') return;
   const settings = s.start.compaction;
   if (!settings) return;
@@ -39,9 +40,9 @@ export function compactIfDue(batch: Batch, knowledge: Knowledge, missing: (need:
   if (settings.method === 'model') {
     const made = knowledge.summary(compactionId);
     if (made === undefined)
-      missing(summaryNeed(s, compactionId, transcriptOf(summary, plan.replaced), rangesOf([...plan.replaced, ...outcomes])));
+      needs<Need>(summaryNeed(s, compactionId, transcriptOf(summary, plan.replaced), rangesOf([...plan.replaced, ...outcomes])));
     if ('summary' in made) {
-      batch.add(
+      decision.add(
         'HistoryCompacted',
         compactionEvent({ compactionId, plan, method: 'model', summary: made.summary, outcomes, modelCall: made.modelCall }),
       );
@@ -49,7 +50,7 @@ export function compactIfDue(batch: Batch, knowledge: Knowledge, missing: (need:
     }
   }
   const extractive = extractiveSummary({ previous: summary, messages: plan.replaced, outcomes });
-  batch.add('HistoryCompacted', compactionEvent({ compactionId, plan, method: 'extractive', summary: extractive, outcomes }));
+  decision.add('HistoryCompacted', compactionEvent({ compactionId, plan, method: 'extractive', summary: extractive, outcomes }));
 }
 
 function summaryNeed(s: InStage, compactionId: string, transcript: string, covers: EventRange[]): Need {
