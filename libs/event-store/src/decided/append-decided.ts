@@ -7,7 +7,8 @@ export interface AppendDecidedOptions<Event extends Decided> {
   /** What the stream holds, for messages: `run 1234`, `workflow abcd`. */
   what: string;
   expectedRevision: ExpectedRevision;
-  newId(): string;
+  /** The id of the commit's `index`-th event: a fresh one, or one derived from the event where a retry must not store it twice. */
+  newId(event: Event, index: number): string;
   /** The metadata of the commit's `index`-th event. */
   metadata(event: Event, index: number): Record<string, unknown>;
 }
@@ -25,7 +26,7 @@ export async function appendDecided<Event extends Decided>(
 ): Promise<bigint | null> {
   if (events.length === 0) return typeof options.expectedRevision === 'bigint' ? options.expectedRevision : null;
   const stored = events.map((event, i) => ({
-    id: options.newId(),
+    id: options.newId(event, i),
     type: event.type,
     data: validData(event, options.what),
     metadata: options.metadata(event, i),

@@ -22,7 +22,13 @@ export interface DecidedStreamOptions<Event extends Decided> {
  * events and append them at the revision that was read; a writer in between is a `CONFLICT`.
  * What the decision needs first comes back as `{ needs }` and nothing is appended.
  */
-export class DecidedStream<State, Input, Event extends Decided & EventUnion<S>, Context, S extends EventSchemas = EventSchemas> {
+export class DecidedStream<
+  State,
+  Input,
+  Event extends Decided & Pick<EventUnion<S>, 'type' | 'data'>,
+  Context,
+  S extends EventSchemas = EventSchemas,
+> {
   private constructor(
     private readonly ports: StreamPorts,
     private readonly decider: Decider<State, Input, Event, Context>,
@@ -32,7 +38,7 @@ export class DecidedStream<State, Input, Event extends Decided & EventUnion<S>, 
     private revision: bigint | null,
   ) {}
 
-  static async open<State, Input, Event extends Decided & EventUnion<S>, Context, S extends EventSchemas>(
+  static async open<State, Input, Event extends Decided & Pick<EventUnion<S>, 'type' | 'data'>, Context, S extends EventSchemas>(
     ports: StreamPorts,
     decider: Decider<State, Input, Event, Context>,
     family: EventFamily<S>,

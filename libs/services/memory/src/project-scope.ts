@@ -1,5 +1,6 @@
-import { StagecraftError } from '@stagecraft/contracts';
-import { memoryScopeOf, withinProjectRoots } from '@stagecraft/contracts';
+import { StagecraftError, memoryScopeOf, withinProjectRoots } from '@stagecraft/contracts';
+import { rootOfConversation, rootOfRun, runsModel } from '@stagecraft/read-models';
+import type { MemoryDeps } from './dependencies';
 
 /**
  * The memory scope of a request's project. A deployment that names the roots it serves refuses any
@@ -22,3 +23,15 @@ export const servedBy =
   (roots: readonly string[] | undefined) =>
   (projectRoot: string | null | undefined): boolean =>
     roots === undefined || (typeof projectRoot === 'string' && withinProjectRoots(projectRoot, roots));
+
+/** Whether the run or conversation belongs to a served project, by the runs view at the same position. */
+export async function servesRunOrConversation(
+  { views, projectRoots }: Pick<MemoryDeps, 'views' | 'projectRoots'>,
+  query: { runId?: string; conversationId?: string },
+  minPosition: string | undefined,
+): Promise<boolean> {
+  if (projectRoots === undefined) return true;
+  const { state } = await views.read(runsModel, minPosition);
+  const root = query.runId !== undefined ? rootOfRun(state, query.runId) : rootOfConversation(state, query.conversationId ?? '');
+  return servedBy(projectRoots)(root);
+}

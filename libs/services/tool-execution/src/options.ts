@@ -1,7 +1,5 @@
 import { createScrubber, sandboxOptionsFromEnv, secretsFromEnv } from '@stagecraft/sandbox';
 import type { ToolContext } from '@stagecraft/tools';
-/** Injection token for the options the module was created with. */
-export const TOOL_EXECUTION_OPTIONS = Symbol('TOOL_EXECUTION_OPTIONS');
 
 export interface ToolExecutionOptions {
   /**

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { EventOf, runEvents, runOfStream, streams } from '@stagecraft/contracts';
-import { readEvents } from '@stagecraft/event-store';
+import { EventOf, memoryScopeOf, runEvents, runOfStream, streams, toErrorReply } from '@stagecraft/contracts';
+import { readEvents, startProcessor } from '@stagecraft/event-store';
 import type { EventReader, Processor, RecordedEvent } from '@stagecraft/event-store';
-import { memoryScopeOf } from '@stagecraft/contracts';
-import type { MemoryBook } from './memory-book';
+import type { Started } from '@stagecraft/service-shell';
+import type { MemoryDeps } from '../dependencies';
+import type { MemoryBook } from '../memory-scope/memory-book';
 
 export const RUN_OUTCOMES = 'memory-run-outcomes';
 const RUN_STREAM = streams.run('');
@@ -63,4 +64,16 @@ export function runOutcomes(reader: EventReader, book: MemoryBook): Processor {
       );
     },
   };
+}
+
+/** Follows the log from its checkpoint with the service, after the views it reads have started. */
+export async function followRunOutcomes({ store, book, logger }: Pick<MemoryDeps, 'store' | 'book' | 'logger'>): Promise<Started> {
+  const processor = await startProcessor(store, store.checkpoints, runOutcomes(store, book), {
+    onError: ({ during, error, attempt, event }) =>
+      logger.error(
+        { processor: RUN_OUTCOMES, during, attempt, eventId: event?.id, err: toErrorReply(error).message },
+        'run-outcome memory failed; trying again',
+      ),
+  });
+  return { stop: () => processor.stop() };
 }

@@ -7,7 +7,7 @@ import { ToolName, ToolProgress, streams } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
 import { subscribeToolProgress } from '@stagecraft/messaging';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { toolExecutionService, toolExecutionServiceWith } from './index';
+import { toolExecutionService, toolExecutionServiceWith } from '../index';
 
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
 

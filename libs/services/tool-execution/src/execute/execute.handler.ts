@@ -1,7 +1,8 @@
-import type { ToolExecuteRequest, ToolResult } from '@stagecraft/contracts';
+import type { ToolExecuteReply, ToolExecuteRequest, ToolResult } from '@stagecraft/contracts';
 import type { RequestContext } from '@stagecraft/messaging';
 import { recordToolCall, secondsSince, withSpan } from '@stagecraft/telemetry';
-import { ToolCallPorts, executeToolCall } from './execute-tool-call';
+import type { ToolCallPorts } from '../dependencies';
+import { executeToolCall } from './execute-tool-call';
 
 /** What became of a call: `ok`, `failed` (the tool ran and said no), `replayed` (answered from the log), or the refusal's code. */
 function outcomeOf(result: ToolResult): string {
@@ -9,8 +10,8 @@ function outcomeOf(result: ToolResult): string {
   return result.ok ? 'ok' : 'failed';
 }
 
-/** One `tool.execute` as a span (`tool call`: tool, outcome) and a measurement (`stagecraft_tool_calls_total`). */
-export function tracedToolCall(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext): Promise<ToolResult> {
+/** `tool.execute`, as a span (`tool call`: tool, outcome) and a measurement (`stagecraft_tool_calls_total`). */
+export function execute(request: ToolExecuteRequest, ports: ToolCallPorts, context: RequestContext): Promise<ToolExecuteReply> {
   const started = performance.now();
   const attributes = { 'stagecraft.tool': request.tool, 'stagecraft.call_id': request.callId, 'stagecraft.run_id': request.runId };
   return withSpan('tool call', attributes, async (span) => {

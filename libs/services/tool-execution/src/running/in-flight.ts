@@ -40,12 +40,13 @@ function isAlive(pid: number, start: string | null): boolean {
 
 const fileOf = (dir: string, callId: string) => join(dir, `${callId}.json`);
 
-export function recordSpawn(dir: string, callId: string, childPid: number): void {
+/** Notes that `owner` (this tool service's process, as its app names it) started `childPid` for the call. */
+export function recordSpawn(dir: string, callId: string, childPid: number, owner: number): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const entry: InFlightEntry = {
     callId,
-    ownerPid: process.pid,
-    ownerStart: processStart(process.pid),
+    ownerPid: owner,
+    ownerStart: processStart(owner),
     childPid,
     childStart: processStart(childPid),
   };
@@ -93,19 +94,19 @@ const signal = (pid: number, name: NodeJS.Signals): void => {
 };
 
 /**
- * Kills a call this process started, if it still runs; whether it did. The group is stopped first, so
+ * Kills a call `owner` (this process) started, if it still runs; whether it did. The group is stopped first, so
  * nothing in it forks meanwhile, then every process below it is killed with it: the sandbox's own
  * init runs in a session of its own, and is not yet bound to die with its parent when the call is
  * cancelled the moment it starts.
  */
-export function killSpawn(dir: string, callId: string): boolean {
+export function killSpawn(dir: string, callId: string, owner: number): boolean {
   let entry: InFlightEntry;
   try {
     entry = JSON.parse(readFileSync(fileOf(dir, callId), 'utf8')) as InFlightEntry;
   } catch {
     return false;
   }
-  if (entry.ownerPid !== process.pid || !isAlive(entry.childPid, entry.childStart)) return false;
+  if (entry.ownerPid !== owner || !isAlive(entry.childPid, entry.childStart)) return false;
   killTree(entry.childPid);
   return true;
 }

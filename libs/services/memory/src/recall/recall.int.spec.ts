@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RequestOf, RequestSubject } from '@stagecraft/contracts';
 import { Host, startHost } from '@stagecraft/service-shell';
-import { memoryService } from './index';
+import { memoryService } from '../index';
 
 /**
  * An OpenAI-compatible `/embeddings` endpoint over HTTP whose vectors place words by topic: storage

@@ -41,13 +41,13 @@ describe('cancelling a running call (tool.cancel)', () => {
     const wait = (ms: number) => `"${process.execPath}" -e "setTimeout(() => {}, ${ms})" ${marker}`;
     const child = spawn('sh', ['-c', `setsid ${wait(31_000)} & ${wait(32_000)}; wait`], { detached: true, stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    recordSpawn(dir, callId, child.pid!);
+    recordSpawn(dir, callId, child.pid!, process.pid);
     return { exited };
   }
 
   it('kills the whole call, a process in its own session included, and reports it was cut off', async () => {
     const marker = `marker-${process.pid}-1`;
-    const calls = new RunningCalls(dir);
+    const calls = new RunningCalls(dir, process.pid);
     calls.begin('call-1');
     const { exited } = startCall('call-1', marker);
     await eventually(async () => (sleepsWith(marker).length === 2 ? true : undefined), 'both sleeps to start');
@@ -60,7 +60,7 @@ describe('cancelling a running call (tool.cancel)', () => {
 
   it('leaves alone a call it does not run, and a call cancelled before its process started is killed when it starts', async () => {
     const marker = `marker-${process.pid}-2`;
-    const calls = new RunningCalls(dir);
+    const calls = new RunningCalls(dir, process.pid);
     expect(calls.cancel('not-here')).toBe(false);
     calls.begin('call-2');
     expect(calls.cancel('call-2')).toBe(true);

@@ -1,5 +1,4 @@
 import {
-  EventOf,
   EventMetadata,
   Memory,
   MemoryRecallReply,
@@ -10,8 +9,8 @@ import {
   MemoryRetainRequest,
   streams,
 } from '@stagecraft/contracts';
-import { stableEventId } from '@stagecraft/event-store';
-import type { EventWriter, NewEvent } from '@stagecraft/event-store';
+import { appendDecided, stableEventId } from '@stagecraft/event-store';
+import type { EventWriter } from '@stagecraft/event-store';
 import {
   MemoriesView,
   ScopeMemories,
@@ -22,11 +21,19 @@ import {
   memoryOf,
   rankMemories,
 } from '@stagecraft/read-models';
+import type { RequestContext } from '@stagecraft/messaging';
 import type { Clock } from '@stagecraft/service-shell';
-import { planReflection, reflectionText } from './reflect';
-import type { MemoryViews } from './views/memory-views';
 import { cosine } from '@stagecraft/index';
 import type { Embedder } from '@stagecraft/model-gateway';
+import { MemoryDecided, MemoryInput, MemoryScopeState, emptyScope, memoryDecider } from './memory.decider';
+import { planReflection, reflectionText } from '../reflect/reflection';
+import type { MemoryViews } from '../views/memory-views';
+
+/** What links a write to the request that asked for it, in its events' metadata. */
+export const linkOf = (context: RequestContext): Partial<EventMetadata> => ({
+  correlationId: context.correlationId,
+  causationId: context.causationId,
+});
 
 /** The requests as the book takes them: in a scope, which the caller derived from the project and checked. */
 export type ScopedRetain = Omit<MemoryRetainRequest, 'projectRoot'> & { scope: string };
@@ -62,53 +69,51 @@ export class MemoryBook {
   constructor(private readonly ports: MemoryBookPorts) {}
 
   async scope(scope: string): Promise<ScopeMemories | undefined> {
+    return entryOf((await this.view()).scopes, scope);
+  }
+
+  private async view(): Promise<MemoriesView> {
     const { state } = await this.ports.views.read(memoriesModel, this.written > 0n ? this.written.toString() : undefined);
-    return entryOf((state as MemoriesView).scopes, scope);
+    return state as MemoriesView;
   }
 
-  private async append(scope: string, events: NewEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const { position } = await this.ports.store.appendToStream(streams.memory(scope), events, { expectedRevision: 'any' });
-    if (position > this.written) this.written = position;
+  /** One scope as the view holds it, at least as far as this book's own latest append. */
+  private async stateOf(scope: string): Promise<MemoryScopeState> {
+    const view = await this.view();
+    return { scope: entryOf(view.scopes, scope) ?? emptyScope(scope), doneRuns: view.doneRuns ?? {} };
   }
 
-  private metadata(link: Partial<EventMetadata>): EventMetadata {
-    return { ...link, occurredAt: this.ports.clock().toISOString() };
-  }
-
-  async retain(request: ScopedRetain, link: Partial<EventMetadata>): Promise<MemoryRetainReply> {
-    const memoryId = request.memoryId ?? this.ports.newId();
-    if (entryOf((await this.scope(request.scope))?.memories ?? {}, memoryId)) return { memoryId, retained: false };
-    const event: EventOf<'MemoryRetained'> = {
-      type: 'MemoryRetained',
-      data: {
-        memoryId,
-        scope: request.scope,
-        tier: request.tier,
-        content: request.content,
-        tags: request.tags,
-        ...(request.source ? { source: request.source } : {}),
+  /** Decides on one scope and appends what was decided, as one commit. */
+  private async decide(state: MemoryScopeState, input: MemoryInput, link: Partial<EventMetadata>): Promise<readonly MemoryDecided[]> {
+    const events = memoryDecider.decide(input, state, { runOutcomeLimit: this.ports.runOutcomeLimit });
+    const occurredAt = this.ports.clock().toISOString();
+    // Writes are idempotent by their stable ids, not ordered by revision: any revision will do.
+    await appendDecided(this.positioned, streams.memory(input.scope), events, {
+      what: `memory scope ${input.scope}`,
+      expectedRevision: 'any',
+      newId: (event) => stableEventId(stableKeyOf(event)),
+      metadata: (event) => {
+        const runId = event.type === 'MemoryRetained' ? event.data.source?.runId : undefined;
+        return { ...link, ...(runId ? { runId } : {}), occurredAt };
       },
-      metadata: this.metadata({ ...link, ...(request.source?.runId ? { runId: request.source.runId } : {}) }),
-    };
-    await this.append(request.scope, [{ id: stableEventId(`memory:${request.scope}:${memoryId}`), ...event }]);
-    if (request.tier === 'run_outcome') await this.boundRunOutcomes(request.scope, link);
-    return { memoryId, retained: true };
+    });
+    return events;
   }
 
-  /** Retracts the oldest run outcomes past the limit, each with its reason. */
-  private async boundRunOutcomes(scope: string, link: Partial<EventMetadata>): Promise<void> {
-    const outcomes = liveMemories(await this.scope(scope), 'run_outcome');
-    const excess = outcomes.slice(0, Math.max(0, outcomes.length - this.ports.runOutcomeLimit));
-    await this.append(
-      scope,
-      excess.map((m) => ({
-        id: stableEventId(`memory:${scope}:${m.memoryId}:retracted`),
-        type: 'MemoryRetracted',
-        data: { memoryId: m.memoryId, scope, reason: `run outcomes keep the latest ${this.ports.runOutcomeLimit}; this was the oldest` },
-        metadata: this.metadata(link),
-      })),
-    );
+  /** The store, noting the position of this book's latest append: a read right after it waits for the view to get there. */
+  private readonly positioned: Pick<EventWriter, 'appendToStream'> = {
+    appendToStream: async (stream, events, options) => {
+      const result = await this.ports.store.appendToStream(stream, events, options);
+      if (result.position > this.written) this.written = result.position;
+      return result;
+    },
+  };
+
+  async retain({ scope, tier, content, tags, source, ...request }: ScopedRetain, link: Partial<EventMetadata>): Promise<MemoryRetainReply> {
+    const memoryId = request.memoryId ?? this.ports.newId();
+    const input: MemoryInput = { type: 'Retain', memoryId, scope, tier, content, tags, ...(source ? { source } : {}) };
+    const events = await this.decide(await this.stateOf(scope), input, link);
+    return { memoryId, retained: events.length > 0 };
   }
 
   async recall(request: ScopedRecall): Promise<MemoryRecallReply> {
@@ -146,24 +151,26 @@ export class MemoryBook {
 
   /** Links the memories bearing on the query (merging near-duplicates), records it as events, and says what it did. */
   async reflect(request: ScopedReflect, link: Partial<EventMetadata>): Promise<MemoryReflectReply> {
-    const scope = await this.scope(request.scope);
-    const plan = planReflection(scope, request.query);
-    await this.append(request.scope, [
-      ...plan.links.map((l) => ({
-        id: stableEventId(`memory:${request.scope}:link:${l.from}:${l.to}:${l.kind}`),
-        type: 'MemoryLinked',
-        data: { scope: request.scope, ...l },
-        metadata: this.metadata(link),
-      })),
-      ...plan.links
-        .filter((l) => l.kind === 'duplicate')
-        .map((l) => ({
-          id: stableEventId(`memory:${request.scope}:${l.from}:retracted`),
-          type: 'MemoryRetracted',
-          data: { memoryId: l.from, scope: request.scope, reason: `merged into ${l.to} by reflection: a near-duplicate` },
-          metadata: this.metadata(link),
-        })),
-    ]);
+    const state = await this.stateOf(request.scope);
+    const plan = planReflection(state.scope, request.query);
+    await this.decide(state, { type: 'Reflect', scope: request.scope, query: request.query }, link);
     return { reflection: reflectionText(plan, request.scope, request.query), memoryIds: plan.memories.map((m) => m.memoryId) };
+  }
+}
+
+/** What names an event in its scope: the same write, retried or replayed, is stored once. */
+function stableKeyOf(event: MemoryDecided): string {
+  const { scope } = event.data;
+  switch (event.type) {
+    case 'MemoryRetained':
+      return `memory:${scope}:${event.data.memoryId}`;
+    case 'MemoryRetracted':
+      return `memory:${scope}:${event.data.memoryId}:retracted`;
+    case 'MemoryLinked':
+      return `memory:${scope}:link:${event.data.from}:${event.data.to}:${event.data.kind}`;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
   }
 }

@@ -11,7 +11,11 @@ export class RunningCalls {
   private readonly cancelled = new Set<string>();
   private readonly killed = new Set<string>();
 
-  constructor(private readonly inFlightDir: string) {}
+  /** `owner`: the pid of this tool service's process, which noted the calls it started in `inFlightDir`. */
+  constructor(
+    private readonly inFlightDir: string,
+    private readonly owner: number,
+  ) {}
 
   begin(callId: string): void {
     this.running.add(callId);
@@ -40,6 +44,6 @@ export class RunningCalls {
   }
 
   private kill(callId: string): void {
-    if (killSpawn(this.inFlightDir, callId)) this.killed.add(callId);
+    if (killSpawn(this.inFlightDir, callId, this.owner)) this.killed.add(callId);
   }
 }

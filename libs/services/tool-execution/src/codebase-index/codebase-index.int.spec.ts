@@ -8,9 +8,9 @@ import type { EventStore } from '@stagecraft/event-store';
 import { foldIndex, serializeIndex } from '@stagecraft/index';
 import { Host, startHost } from '@stagecraft/service-shell';
 import { indexProjectKey } from '@stagecraft/tools';
-import { codebaseIndexView, toolExecutionService } from './index';
+import { codebaseIndexView, toolExecutionService } from '../index';
 
-const FIXTURE = join(__dirname, '..', '..', '..', 'index', 'fixtures', 'typescript');
+const FIXTURE = join(__dirname, '..', '..', '..', '..', 'index', 'fixtures', 'typescript');
 const config = { prefix: 'stagecraft', requestTimeoutMs: 5000, logLevel: 'silent' as const };
 
 let dir: string;
