@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { EVENT_TYPES, REQUEST_SUBJECTS, jsonSchemaFiles, renderSchemaFile } from './index';
+import { EVENT_TYPES, FEED_EVENT_TYPES, REQUEST_SUBJECTS, jsonSchemaFiles, renderSchemaFile } from './index';
 
 const dir = join(__dirname, '..', '..', '..', 'contracts');
 const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
@@ -10,6 +10,7 @@ describe('committed JSON Schemas', () => {
 
   it('cover every event and both sides of every request subject', () => {
     for (const type of EVENT_TYPES) expect(expected).toHaveProperty([`events/${type}.schema.json`]);
+    for (const type of FEED_EVENT_TYPES) expect(expected).toHaveProperty([`feed/v1/${type}.schema.json`]);
     for (const subject of REQUEST_SUBJECTS) {
       expect(expected).toHaveProperty([`subjects/${subject}.request.schema.json`]);
       expect(expected).toHaveProperty([`subjects/${subject}.reply.schema.json`]);

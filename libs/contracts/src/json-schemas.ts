@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, StagecraftEvent, eventDataSchemas } from './events';
 import { EventMetadata } from './metadata';
+import { FEED_EVENT_TYPES, FeedEvent, FeedMetadata, feedV1EventSchemas } from './feed';
 import { ErrorReply, ReplyEnvelope } from './errors';
 import { REQUEST_SUBJECTS, publishContracts, requestContracts } from './subjects';
 import { ContextIdString } from './context';
@@ -31,6 +32,10 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   for (const type of EVENT_TYPES) put(`events/${type}.schema.json`, eventDataSchemas[type]);
   put('events/EventMetadata.schema.json', EventMetadata);
   put('events/StagecraftEvent.schema.json', StagecraftEvent);
+  // The public feed: what clients read (docs/decisions/0046), one file per event, under its version.
+  for (const type of FEED_EVENT_TYPES) put(`feed/v1/${type}.schema.json`, feedV1EventSchemas[type]);
+  put('feed/v1/FeedMetadata.schema.json', FeedMetadata);
+  put('feed/v1/FeedEvent.schema.json', FeedEvent);
   for (const subject of REQUEST_SUBJECTS) {
     const { request, reply } = requestContracts[subject];
     put(`subjects/${subject}.request.schema.json`, request, 'input');

@@ -10,7 +10,7 @@ import {
   RunResumeReply,
   RunResumeRequest,
 } from './conversation';
-import { RunEventMessage } from './events';
+import { FeedEvent } from './feed';
 import { ModelStreamDelta } from './model';
 import { ApprovalAnswerReply, ApprovalAnswerRequest } from './approvals';
 import {
@@ -108,7 +108,8 @@ export function subjectsOwnedBy(service: ServiceName): RequestSubject[] {
  * the model's text as it arrives, for live views only; the run's events hold what was said.
  */
 export const publishContracts = {
-  'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: RunEventMessage },
+  /** The public run feed (feed/v1, docs/decisions/0046): one public event per stored run event, never the stored event itself. */
+  'run.events': { subject: (runId: string) => `run.${Id.parse(runId)}.events`, message: FeedEvent },
   'run.stream': { subject: (runId: string) => `run.${Id.parse(runId)}.stream`, message: ModelStreamDelta },
   'tool.progress': { subject: (callId: string) => `tool.${Id.parse(callId)}.progress`, message: ToolProgress },
   /**

@@ -6,8 +6,10 @@
  * `store.checkpoints` (memory: a map; sqlite: the `checkpoints` table of the same file;
  * kurrentdb: the latest event of stream `checkpoint-<name>`). A state over 512 KiB of JSON is kept in
  * pieces that each fit KurrentDB's 1 MiB append, with a digest checked on load (docs/decisions/0041);
- * the memory store refuses an append over that limit as KurrentDB does. `startProjection(store,
- * store.checkpoints, projection)` keeps a read model current; `rebuildProjection` folds it from zero, `catchUpProjection` from its checkpoint.
+ * the memory store refuses an append over that limit as KurrentDB does. One runner follows the log
+ * (`startProcessor`): a processor's effect is a side effect, a projection's (`startProjection(store,
+ * store.checkpoints, projection)`) is its checkpointed state; `rebuildProjection` folds one from zero,
+ * `catchUpProjection` from its checkpoint.
  */
 export * from './port';
 export { readEvents, type Recorded } from './read-events';
@@ -26,14 +28,9 @@ export {
   type OpenEventStoreOptions,
 } from './open-event-store';
 export type { Projection, ProjectionOptions, ProjectionUpdate, RunningProjection } from './projection/projection';
-export { startProjection } from './projection/start-projection';
-export {
-  startProcessor,
-  type Processor,
-  type ProcessorFailure,
-  type ProcessorOptions,
-  type RunningProcessor,
-} from './projection/start-processor';
+export { processorOf, startProjection } from './projection/start-projection';
+export { startProcessor } from './projection/start-processor';
+export type { Checkpointed, Processor, ProcessorFailure, ProcessorOptions, RunningProcessor } from './projection/processor';
 export { catchUpProjection, rebuildProjection } from './projection/rebuild-projection';
 export { stableEventId } from './stable-event-id';
 export { instrumentedStore } from './instrumented';

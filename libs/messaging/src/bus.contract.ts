@@ -1,6 +1,6 @@
 import { ErrorReply, StagecraftError, RunEvent, publishContracts } from '@stagecraft/contracts';
 import { BusFault, HEADER, MessageBus } from './bus';
-import { publishRunEvent, subscribeRunEvents } from './publish';
+import { RunFeedEvent, publishRunEvent, subscribeRunEvents } from './publish';
 import { FailedRequest, createRequester, serveRequests, watchFailedRequests } from './requests';
 import { wireBytes } from './wire-size';
 
@@ -376,7 +376,7 @@ export function describeBusContract(name: string, open: (options: { onError: (fa
       });
 
       it('publishes a run event over maxPayload cut to fit, still valid, in order between its neighbours', async () => {
-        const seen: RunEvent[] = [];
+        const seen: RunFeedEvent[] = [];
         subscribeRunEvents(peer, prefix, 'run-big', (event) => seen.push(event));
         await peer.flush();
         const huge = 'é'.repeat(bus.maxPayload); // two bytes each: twice the limit

@@ -1,4 +1,4 @@
-import { RunEvent, ToolProgress, publishContracts, withPrefix } from '@stagecraft/contracts';
+import { FeedEvent, RunEvent, ToolProgress, publishContracts, toFeedEvent, withPrefix } from '@stagecraft/contracts';
 import { z } from 'zod';
 import { BusSubscription, MessageBus } from './bus';
 import { PayloadTooLargeError } from './errors';
@@ -20,15 +20,54 @@ function publishWithin(bus: MessageBus, subject: () => string, message: unknown,
   }
 }
 
-/** A run event as the live feed carries it: the stored event's id and log position (a decimal string) come along when it was read from the log. */
-export type RunFeedEvent = RunEvent & { id?: string; position?: string };
+/** A stored run event (or a notice of one) to publish: its id and log position (a decimal string) come along when it was read from the log. */
+export type StoredRunEvent = RunEvent & { id?: string; position?: string };
 
-/** Live run events for UIs: `run.<runId>.events`, one message per stored event (cut to fit; the store keeps it whole). */
-export function publishRunEvent(bus: MessageBus, prefix: string, event: RunFeedEvent): void {
-  const runId = event.metadata.runId;
-  if (!runId) return;
+/** What a subscriber of the run feed gets: the public event (feed/v1), never the stored one. */
+export type RunFeedEvent = FeedEvent;
+
+/**
+ * Live run events for clients: `run.<runId>.events`, one public event per stored event (cut to fit; the
+ * store keeps it whole). The stored event goes through `toFeedEvent` here, so nothing else reaches the feed.
+ */
+export function publishRunEvent(bus: MessageBus, prefix: string, event: StoredRunEvent): void {
+  let published: FeedEvent | null = null;
+  try {
+    published = toFeedEvent(event);
+  } catch (error) {
+    // Never throws, as before: the log's follower must not stop on one event it cannot map.
+    bus.reportFault({ during: 'publish', subject: withPrefix(prefix, 'run.*.events'), error });
+  }
+  if (!published) return;
   const { subject, message } = publishContracts['run.events'];
-  publishWithin(bus, () => withPrefix(prefix, subject(runId)), event, message, 'the full event is in the store');
+  const runId = published.metadata.runId;
+  publishWithin(bus, () => withPrefix(prefix, subject(runId)), published, message, 'the full event is in the store');
+}
+
+/**
+ * One message of the run feed as a client takes it: a public event that passes its schema, or null. A
+ * message without a `version` was published by a build from before the public feed (during an upgrade,
+ * or kept in the JetStream feed since): it is the stored event, mapped here as the publisher now maps it.
+ */
+export function readRunFeedMessage(body: string): RunFeedEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const parsed = publishContracts['run.events'].message.safeParse('version' in value ? value : fromEarlierBuild(value));
+  return parsed.success ? (parsed.data as RunFeedEvent) : null;
+}
+
+/** An earlier build's message, the stored event itself: mapped if it has the stored shape (it may not: it is input like any other). */
+function fromEarlierBuild(value: object): FeedEvent | null {
+  try {
+    return toFeedEvent(value as StoredRunEvent);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -46,7 +85,7 @@ export function firstSightings(): (event: { id?: string }) => boolean {
   };
 }
 
-/** Follows one run's live feed; repeats of an event already delivered are dropped. */
+/** Follows one run's live feed; repeats of an event already delivered, and messages that are no public event, are dropped. */
 export function subscribeRunEvents(
   bus: MessageBus,
   prefix: string,
@@ -55,8 +94,10 @@ export function subscribeRunEvents(
 ): BusSubscription {
   const isNew = firstSightings();
   return bus.subscribe(withPrefix(prefix, publishContracts['run.events'].subject(runId)), (m) => {
-    const event = JSON.parse(m.body) as RunFeedEvent;
-    if (isNew(event)) listener(event);
+    const event = readRunFeedMessage(m.body);
+    if (!event)
+      bus.reportFault({ during: 'deliver', subject: m.subject, error: new Error('not an event of the public run feed (feed/v1)') });
+    else if (isNew(event)) listener(event);
   });
 }
 

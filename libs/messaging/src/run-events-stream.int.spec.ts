@@ -1,15 +1,14 @@
-import { RunEvent } from '@stagecraft/contracts';
 import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
 import { MessageBus } from './bus';
 import { createInprocBus } from './inproc-bus';
 import { connectNatsBus } from './nats-bus';
-import { RunFeedEvent, publishRunEvent } from './publish';
+import { RunFeedEvent, StoredRunEvent, publishRunEvent } from './publish';
 import { followRunEvents, retainRunEvents } from './run-events-stream';
 
 const prefix = 'replaytest';
 const at = '2026-11-01T00:00:00.000Z';
 
-const event = (runId: string, n: number, type: 'StageEntered' | 'RunCompleted' = 'StageEntered'): RunFeedEvent =>
+const event = (runId: string, n: number, type: 'StageEntered' | 'RunCompleted' = 'StageEntered'): StoredRunEvent =>
   ({
     id: `${runId}-e${n}`,
     position: String(n),
@@ -17,9 +16,9 @@ const event = (runId: string, n: number, type: 'StageEntered' | 'RunCompleted' =
     data:
       type === 'RunCompleted'
         ? { answer: 'done', deliveryState: 'DONE' }
-        : { stage: 'warmup', iteration: n, policy: {}, contextId: `${runId}.ctx` },
+        : { stage: 'warmup', iteration: n, contextId: `${runId}/warmup/001/2026-11-01T00:00:00Z` },
     metadata: { runId, occurredAt: at },
-  }) as unknown as RunFeedEvent & RunEvent;
+  }) as StoredRunEvent;
 
 async function collect(source: AsyncIterable<RunFeedEvent>, max = 100): Promise<string[]> {
   const ids: string[] = [];

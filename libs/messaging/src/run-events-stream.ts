@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { StagecraftError, publishContracts, withPrefix } from '@stagecraft/contracts';
 import type { MessageBus } from './bus';
 import { natsConnectionOf } from './nats-connection';
-import { RunFeedEvent, firstSightings } from './publish';
+import { RunFeedEvent, firstSightings, readRunFeedMessage } from './publish';
 
 /** How long run events are kept for a late subscriber unless told otherwise: a day. */
 export const DEFAULT_RUN_EVENTS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -154,10 +154,5 @@ async function* fromMemory(bus: MessageBus, prefix: string, runId: string): Asyn
   }
 }
 
-function parse(body: string): RunFeedEvent | undefined {
-  try {
-    return JSON.parse(body) as RunFeedEvent;
-  } catch {
-    return undefined;
-  }
-}
+/** A kept or live message as a public event; anything else is skipped (a client takes nothing but the public feed). */
+const parse = (body: string): RunFeedEvent | undefined => readRunFeedMessage(body) ?? undefined;

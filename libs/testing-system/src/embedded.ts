@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RequestOf, StagecraftEvent } from '@stagecraft/contracts';
-import { BusSubscription, subscribeRunEvents } from '@stagecraft/messaging';
+import { RequestOf } from '@stagecraft/contracts';
+import { BusSubscription, RunFeedEvent, subscribeRunEvents } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway } from '@stagecraft/model-gateway';
 import { ConversationOptions, conversationServiceWith } from '@stagecraft/conversation-service';
 import { memoryService } from '@stagecraft/memory-service';
@@ -92,17 +92,17 @@ export async function startEmbedded(options: {
 export interface FollowedRun<R> {
   /** What starting the run answered. */
   reply: R;
-  /** The run's last event: RunCompleted or RunFailed. */
-  end: StagecraftEvent;
-  /** Every event the live feed carried, in order, up to the end. */
-  live: StagecraftEvent[];
+  /** The run's last event: RunCompleted or RunFailed, as the public feed carries it. */
+  end: RunFeedEvent;
+  /** Every event the live feed carried (public events, feed/v1), in order, up to the end. */
+  live: RunFeedEvent[];
 }
 
 /** Starts a run with `start` (a send or a fork under a known id) and waits for its end on the live feed. */
 export async function followRun<R>(host: Host, runId: string, start: () => Promise<R>): Promise<FollowedRun<R>> {
-  const live: StagecraftEvent[] = [];
+  const live: RunFeedEvent[] = [];
   let subscription: BusSubscription | undefined;
-  const finished = new Promise<StagecraftEvent>((resolve) => {
+  const finished = new Promise<RunFeedEvent>((resolve) => {
     subscription = subscribeRunEvents(host.ports.bus, 'stagecraft', runId, (e) => {
       live.push(e);
       if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);

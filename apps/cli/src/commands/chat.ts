@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { ApprovalDecision, ApprovalPolicy, EventData, QAReport, RunEvent, StagecraftError, UserMode } from '@stagecraft/contracts';
-import { MessageBus, Requester, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
+import { ApprovalDecision, ApprovalPolicy, FeedData, QAReport, StagecraftError, UserMode, foldFeedRun } from '@stagecraft/contracts';
+import { MessageBus, Requester, RunFeedEvent, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
-import { foldRun } from '@stagecraft/run';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
 import { createLogger } from '@stagecraft/telemetry';
 import { allServices } from '../services';
@@ -35,7 +34,7 @@ export interface ChatResult {
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
-type Approval = EventData<'ApprovalRequested'>;
+type Approval = FeedData<'ApprovalRequested'>;
 
 /** How a followed run ended, for the exit code: failed (with the failure's code) or left waiting for a person. */
 export interface RunEnd {
@@ -203,9 +202,9 @@ const nothingToContinue = (conversationId: string | undefined): ChatResult & Run
 };
 
 /**
- * Follows a run live, printing each event (or its JSON), after `start` has asked for it; then the
- * result, the run folded the one way every reader folds it (or, when the feed began after the run
- * started, as its end says). An approval the run asks for is handled as `approvals` says; when the
+ * Follows a run live on its public feed, printing each event (or its JSON), after `start` has asked
+ * for it; then the result, the feed folded as every client folds it (or, when the feed began after the
+ * run started, as its end says). An approval the run asks for is handled as `approvals` says; when the
  * follower stops there, the result says what the run waits for.
  */
 export async function followRun<R extends { conversationId: string }>(
@@ -215,12 +214,12 @@ export async function followRun<R extends { conversationId: string }>(
   flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling },
   start: () => Promise<R>,
 ): Promise<ChatResult & Omit<R, keyof ChatResult> & RunEnd> {
-  const events: RunEvent[] = [];
+  const events: RunFeedEvent[] = [];
   const approvals = flags.approvals ?? { kind: 'follow' };
   let timer: NodeJS.Timeout | undefined;
   // On a terminal, one status line shows the stage and the model's text while it streams.
   const live = !flags.json && process.stdout.isTTY ? followLiveText(bus, prefix, runId, process.stdout) : null;
-  const ended = new Promise<RunEvent>((resolveEnd, reject) => {
+  const ended = new Promise<RunFeedEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
     let cancelledSeen = false;
     subscribeRunEvents(bus, prefix, runId, (event) => {
@@ -253,8 +252,8 @@ export async function followRun<R extends { conversationId: string }>(
     clearTimeout(timer);
     live?.stop();
   });
-  // The live feed is the run's own events, so the result is the run folded the one way every reader folds it.
-  const run = foldRun(events);
+  // The result is the public feed folded as every client folds it, never the stored events.
+  const run = foldFeedRun(events);
   const completed = last.type === 'RunCompleted' ? last.data : null;
   const reviewed = events.filter((e) => e.type === 'QAReportIssued').at(-1);
   const result = {
@@ -280,9 +279,10 @@ export async function followRun<R extends { conversationId: string }>(
   };
 }
 
-function cancelledAndSettled(events: readonly RunEvent[]): boolean {
-  const run = foldRun(events);
-  return run.status === 'cancelled' && run.current?.step.kind !== 'tools';
+/** Cancelled, and no tool call of its last step is still waiting for its result. */
+function cancelledAndSettled(events: readonly RunFeedEvent[]): boolean {
+  const run = foldFeedRun(events);
+  return run.status === 'cancelled' && run.openCalls.length === 0;
 }
 
 /**

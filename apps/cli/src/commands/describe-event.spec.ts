@@ -1,12 +1,14 @@
-import { StagecraftEvent } from '@stagecraft/contracts';
+import { FeedEvent, WorkflowEvent, runEventSchemas, toFeedEvent } from '@stagecraft/contracts';
 import { describeEvent } from './describe-event';
 
 const metadata = { runId: 'r1', correlationId: 'c1', occurredAt: '2026-11-21T00:00:00.000Z' };
+const version = 1 as const;
 const report = { verdict: 'pass' as const, summary: 'The answer matches the project.', findings: [] };
 
 describe('describeEvent', () => {
   it("shows the reviewer's model calls with the QA verdict, and nothing extra for logs without them", () => {
-    const withCalls: StagecraftEvent = {
+    const withCalls: FeedEvent = {
+      version,
       type: 'QAReportIssued',
       data: {
         report,
@@ -18,13 +20,16 @@ describe('describeEvent', () => {
       metadata,
     };
     expect(describeEvent(withCalls)).toBe('  QA pass (2 model calls, 9 ms): The answer matches the project.');
-    expect(describeEvent({ type: 'QAReportIssued', data: { report }, metadata })).toBe('  QA pass: The answer matches the project.');
+    expect(describeEvent({ version, type: 'QAReportIssued', data: { report }, metadata })).toBe(
+      '  QA pass: The answer matches the project.',
+    );
   });
 
   it('tells that a model request was made, in the past tense: it is stored with its answer', () => {
-    const requested: StagecraftEvent = {
-      type: 'ModelRequested',
-      data: {
+    // Described as the stored event's public form, which `runs show` and `chat` both print.
+    const stored = {
+      type: 'ModelRequested' as const,
+      data: runEventSchemas.ModelRequested.parse({
         requestId: 'r1.m1',
         stage: 'act',
         model: 'scripted',
@@ -34,33 +39,38 @@ describe('describeEvent', () => {
         promptHash: 'a'.repeat(64),
         messageHashes: [],
         newBodies: {},
-      },
+      }),
       metadata,
     };
-    expect(describeEvent(requested)).toBe('  → asked scripted (3 messages, ~120 tokens)');
+    const requested = toFeedEvent(stored);
+    expect(requested && describeEvent(requested)).toBe('  → asked scripted (3 messages, ~120 tokens)');
   });
 
   it('tells what waits for approval and how it was answered', () => {
-    const asked: StagecraftEvent = {
+    const asked: FeedEvent = {
+      version,
       type: 'ApprovalRequested',
       data: { approvalId: 'r1.m2.c1.approval', kind: 'tool_call', summary: 'write_file NOTES.md', callId: 'r1.m2.c1', tool: 'write_file' },
       metadata,
     };
     expect(describeEvent(asked)).toBe('  ⏸ waiting for approval: write_file NOTES.md');
-    expect(describeEvent({ type: 'ApprovalGiven', data: { approvalId: 'a1' }, metadata })).toBe('  ✓ approved');
-    expect(describeEvent({ type: 'ApprovalDenied', data: { approvalId: 'a1', reason: 'not now' }, metadata })).toBe('  ⊘ denied: not now');
+    expect(describeEvent({ version, type: 'ApprovalGiven', data: { approvalId: 'a1' }, metadata })).toBe('  ✓ approved');
+    expect(describeEvent({ version, type: 'ApprovalDenied', data: { approvalId: 'a1', reason: 'not now' }, metadata })).toBe(
+      '  ⊘ denied: not now',
+    );
   });
 
   it("gives a workflow's steps one line each", () => {
     const contextId = 'w1/discovery-agent/001/2026-11-21T00:00:00Z';
+    const step = (event: WorkflowEvent) => describeEvent(event);
     const lines = [
-      describeEvent({ type: 'PhaseStarted', data: { phase: 'discovery', round: 1 }, metadata }),
-      describeEvent({
+      step({ type: 'PhaseStarted', data: { phase: 'discovery', round: 1 }, metadata }),
+      step({
         type: 'AgentReturned',
         data: { agentId: 'a-1', runId: 'w1.a-1.1', contextId, outcome: 'completed', output: '{}' },
         metadata,
       }),
-      describeEvent({
+      step({
         type: 'WorktreesMerged',
         data: {
           phase: 'tickets',
@@ -69,7 +79,7 @@ describe('describeEvent', () => {
         },
         metadata,
       }),
-      describeEvent({ type: 'WorkflowFailed', data: { code: 'LIMIT_EXCEEDED', reason: 'too many reruns' }, metadata }),
+      step({ type: 'WorkflowFailed', data: { code: 'LIMIT_EXCEEDED', reason: 'too many reruns' }, metadata }),
     ];
     expect(lines).toEqual([
       '▶ phase discovery',

@@ -1,12 +1,15 @@
-import { StagecraftEvent } from '@stagecraft/contracts';
+import { FeedEvent, WorkflowEvent } from '@stagecraft/contracts';
 
 const clip = (text: string, max = 100) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-/** One human line per event, or null for events that would only be noise on a terminal. */
-export function describeEvent(event: StagecraftEvent): string | null {
+/**
+ * One human line per event of the public run feed (or of a workflow's stream), or null for events that
+ * would only be noise on a terminal. A stored run event is described as its public event (`toFeedEvent`).
+ */
+export function describeEvent(event: FeedEvent | WorkflowEvent): string | null {
   switch (event.type) {
     case 'RunStarted':
       return `run ${event.data.runId} (${event.data.userMode}, reasoning ${event.data.reasoningEnabled ? 'on' : 'off'}) in ${event.data.projectRoot}`;
@@ -89,16 +92,6 @@ export function describeEvent(event: StagecraftEvent): string | null {
       return `✘ workflow failed: ${event.data.code} ${event.data.reason}`;
     case 'WorkflowCancelled':
       return `✘ workflow cancelled by ${event.data.by}${event.data.reason ? `: ${clip(event.data.reason, 80)}` : ''}`;
-    // Not on a run's stream: the tool service's own record of a call, memories, prompt bodies.
-    case 'ToolExecutionStarted':
-    case 'ToolExecutionFinished':
-    case 'ToolExecutionRefused':
-    case 'MemoryRetained':
-    case 'MemoryRetracted':
-    case 'MemoryLinked':
-    case 'PromptBodyStored':
-    case 'IndexUpdated':
-      return null;
     default: {
       const unreachable: never = event;
       return unreachable;

@@ -1,4 +1,4 @@
-import { ChatMessage, runEvents, streams } from '@stagecraft/contracts';
+import { ChatMessage, runEvents, streams, toFeedEvent } from '@stagecraft/contracts';
 import { openEventStore, readEvents } from '@stagecraft/event-store';
 import type { EventReader } from '@stagecraft/event-store';
 import { describeEvent } from './describe-event';
@@ -26,7 +26,9 @@ export async function runTimeline(reader: EventReader, runId: string, json: bool
     const messages = event.type === 'ModelRequested' ? sent.get(event.data.requestId) : undefined;
     if (json) return [JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata, ...(messages ? { messages } : {}) })];
     const offset = `+${((Date.parse(event.metadata.occurredAt) - t0) / 1000).toFixed(3)}s`.padStart(10);
-    const line = `${offset}  ${event.type.padEnd(18)} ${describeEvent(event)?.trim() ?? ''}`;
+    // Described as a client sees it: the same line as `chat` printed live.
+    const shown = toFeedEvent({ ...event, streamId: streams.run(runId) });
+    const line = `${offset}  ${event.type.padEnd(18)} ${(shown && describeEvent(shown)?.trim()) ?? ''}`;
     return [line, ...(messages ?? []).map((m) => `${' '.repeat(34)}[${m.role}] ${clipped(m.content)}`)];
   });
 }

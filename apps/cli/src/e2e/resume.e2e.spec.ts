@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StagecraftEvent, streams } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
-import { MessageBus, Requester, subscribeRunEvents } from '@stagecraft/messaging';
+import { MessageBus, Requester, RunFeedEvent, subscribeRunEvents } from '@stagecraft/messaging';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import {
   ServiceProcess,
@@ -120,8 +120,8 @@ describe('a conversation process killed in the middle of a run', () => {
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Sample\n');
     scripts.set(runId, script);
-    const live: StagecraftEvent[] = [];
-    const finished = new Promise<StagecraftEvent>((resolve) => {
+    const live: RunFeedEvent[] = [];
+    const finished = new Promise<RunFeedEvent>((resolve) => {
       subscribeRunEvents(bus, prefix, runId, (e) => {
         live.push(e);
         if (e.type === 'RunCompleted' || e.type === 'RunFailed') resolve(e);

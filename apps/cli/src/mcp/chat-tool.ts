@@ -7,11 +7,10 @@ import {
   PendingApproval,
   QAReport,
   RequestOf,
-  RunEvent,
   UserMode,
+  foldFeedRun,
 } from '@stagecraft/contracts';
-import { subscribeRunEvents } from '@stagecraft/messaging';
-import { foldRun } from '@stagecraft/run';
+import { RunFeedEvent, subscribeRunEvents } from '@stagecraft/messaging';
 import { z } from 'zod';
 import { describeEvent } from '../commands/describe-event';
 import type { McpContext } from './context';
@@ -40,8 +39,8 @@ export interface ChatToolResult {
 }
 
 /**
- * Starts a run and follows its live feed until it ends, waits for an approval or the time runs out;
- * the result is the run folded the one way every reader folds it.
+ * Starts a run and follows its public feed until it ends, waits for an approval or the time runs out;
+ * the result is the feed folded as every client folds it.
  */
 export async function chatTool(context: McpContext, args: ChatArgs, progress?: (message: string) => void): Promise<ChatToolResult> {
   const projectRoot = await projectRootOf(context, args.root);
@@ -55,7 +54,7 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     projectRoot,
     approve: args.approve,
   } satisfies RequestOf<'conversation.send'>;
-  const events: RunEvent[] = [];
+  const events: RunFeedEvent[] = [];
   let settle: (outcome: 'ended' | 'waiting') => void = () => undefined;
   const settled = new Promise<'ended' | 'waiting'>((done) => (settle = done));
   const feed = subscribeRunEvents(context.bus, context.prefix, runId, (event) => {
@@ -70,7 +69,7 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     await context.bus.flush();
     const reply = await context.requester.request('conversation.send', send);
     const outcome = await Promise.race([settled, sleep(context.chatTimeoutMs, 'running' as const, { signal: timer.signal })]);
-    const run = foldRun(events);
+    const run = foldFeedRun(events);
     const view = outcome === 'waiting' ? (await context.requester.request('conversation.run.get', { runId })).run : null;
     return {
       runId,

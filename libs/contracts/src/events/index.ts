@@ -4,7 +4,7 @@ import { conversationEventSchemas } from './conversation';
 import { EventUnion } from './family';
 import { memoryEventSchemas } from './memory';
 import { promptEventSchemas } from './prompt';
-import { runEventSchemas, runEvents } from './run';
+import { runEventSchemas } from './run';
 import { toolCallEventSchemas } from './toolcall';
 import { indexEventSchemas } from './index-events';
 import { workflowEventSchemas } from './workflow';
@@ -55,8 +55,6 @@ const envelopes = EVENT_TYPES.map((type) => envelope(type));
 export const StagecraftEvent = z.discriminatedUnion('type', envelopes as unknown as [ReturnType<typeof envelope<EventType>>]);
 export type StagecraftEvent = EventUnion<typeof eventDataSchemas>;
 
-/** A run stream's event, as the live feed `run.<runId>.events` carries it. */
-export const RunEventMessage = z.discriminatedUnion('type', runEvents.types.map((type) => envelope(type)) as unknown as [ReturnType<typeof envelope<EventType>>]);
 export type EventOf<T extends EventType> = Extract<StagecraftEvent, { type: T }>;
 
 /** Parses an event of a known type; throws a ZodError naming the bad fields. */
