@@ -1,5 +1,5 @@
 import { ConsolidationTemplate, ErrorCode } from '@stagecraft/contracts';
-import { upstreamId } from '../contributors/describe-upstream';
+import { upstreamId } from '../upstream/describe-upstream';
 import { consolidate, decisionIssues } from './collector';
 import { WorkflowDecision, failWorkflow } from './decision';
 import { capped, dispatchAgent, previousAttemptOf, specOf } from './dispatch';
