@@ -6,14 +6,11 @@ import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGa
 import { DEFAULT_COMPACTION, DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
 import type { ShellPorts } from '@stagecraft/service-shell';
 import { compactionFromEnv } from './compaction-config';
-import { ConversationHandlers } from './conversation.controller';
 import { DriverPorts } from './driver-ports';
 import { LeasePorts } from './leases/held-lease';
 import { ProcessorLeadership } from './leases/processor-leadership';
-import { RunHandlers } from './run.controller';
 import { RunRegistry } from './run-registry';
 import { ScaleSettings, scaleFromEnv } from './scale-config';
-import { WorkflowHandlers } from './workflow/workflow.controller';
 
 export interface ConversationOptions {
   /** A gateway built by the caller (the CLI points it at the scripted server); default: from OPENAI_* / STAGECRAFT_MODEL. */
@@ -35,9 +32,6 @@ export interface Conversation {
   resume: boolean;
   /** The log processors, each led by one replica at a time; started by the service's processors. */
   followUp: { runs: ProcessorLeadership | null; workflows: ProcessorLeadership | null };
-  conversations: ConversationHandlers;
-  runs: RunHandlers;
-  workflows: WorkflowHandlers;
 }
 
 /** `STAGECRAFT_CRASH_AFTER_COMMIT=<EventType>`: the process kills itself (SIGKILL) right after committing a batch holding that type. */
@@ -98,8 +92,5 @@ export async function startConversation(shell: ShellPorts, options: Conversation
     scale,
     resume: options.resume ?? true,
     followUp: { runs: null, workflows: null },
-    conversations: new ConversationHandlers(ports, registry),
-    runs: new RunHandlers(store, shell, registry, ports),
-    workflows: new WorkflowHandlers(ports),
   };
 }

@@ -1,9 +1,16 @@
 /** The conversation service: runs and workflows started, driven, resumed and cancelled from the log, as a handler table. */
 import { ServiceDefinition, defineService } from '@stagecraft/service-shell';
-import { answerApproval } from './approval/answer-approval.handler';
+import { approvalAnswer } from './approval-answer/approval-answer.handler';
 import { Conversation, ConversationOptions, startConversation } from './dependencies';
+import { fork } from './fork/fork.handler';
 import { conversationProcessors } from './lifecycle';
-import { cancelRun } from './run-cancel';
+import { runCancel } from './run-cancel/run-cancel.handler';
+import { runGet } from './run-get/run-get.handler';
+import { runResume } from './run-resume/run-resume.handler';
+import { send } from './send/send.handler';
+import { workflowCancel } from './workflow-cancel/workflow-cancel.handler';
+import { workflowGet } from './workflow-get/workflow-get.handler';
+import { workflowStart } from './workflow-start/workflow-start.handler';
 
 export type { Conversation, ConversationOptions } from './dependencies';
 export { RunRegistry } from './run-registry';
@@ -21,15 +28,15 @@ export function conversationServiceWith(options: ConversationOptions): ServiceDe
     touchesProjects: true,
     start: (ports) => startConversation(ports, options),
     handlers: {
-      'conversation.send': (request, c, context) => c.conversations.send(request, context),
-      'conversation.fork': (request, c, context) => c.conversations.fork(request, context),
-      'conversation.run.get': (request, c) => c.runs.get(request),
-      'conversation.run.resume': (request, c) => c.runs.resume(request),
-      'run.cancel': (request, c) => cancelRun(c.ports, request),
-      'approval.answer': answerApproval,
-      'workflow.start': (request, c) => c.workflows.start(request),
-      'workflow.cancel': (request, c) => c.workflows.cancel(request),
-      'workflow.get': (request, c) => c.workflows.get(request),
+      'conversation.send': send,
+      'conversation.fork': fork,
+      'conversation.run.get': runGet,
+      'conversation.run.resume': runResume,
+      'run.cancel': runCancel,
+      'approval.answer': approvalAnswer,
+      'workflow.start': workflowStart,
+      'workflow.cancel': workflowCancel,
+      'workflow.get': workflowGet,
     },
     processors: conversationProcessors,
   });

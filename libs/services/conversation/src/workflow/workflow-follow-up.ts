@@ -7,7 +7,7 @@ import type { RunRegistry } from '../run-registry';
 import { ensureAgentRun } from './agent-runs';
 import { WorkflowLog } from './workflow-log';
 import { applyResolutions, mergeWorktrees } from './merge-back';
-import { cancelAgentRuns } from './workflow-cancel';
+import { cancelAgentRuns } from './cancel-agent-runs';
 import { removeMergedWorktrees } from './worktrees';
 
 export const WORKFLOW_FOLLOW_UP = 'conversation-workflow-follow-up';

@@ -1,16 +1,19 @@
-import { RunCancelReply, RunCancelRequest, StagecraftError, toErrorReply } from '@stagecraft/contracts';
-import { withinProjectRoots } from '@stagecraft/contracts';
-import { publishRunCancelled } from './cancel-notices';
-import { DriverPorts } from './driver-ports';
-import { decideAndAppend } from './effects';
-import { RunKnowledge } from './knowledge';
-import { RunLog } from './run-log';
+import { RunCancelReply, RunCancelRequest, StagecraftError, toErrorReply, withinProjectRoots } from '@stagecraft/contracts';
+import { publishRunCancelled } from '../cancel-notices';
+import type { Conversation } from '../dependencies';
+import type { DriverPorts } from '../driver-ports';
+import { decideAndAppend } from '../effects';
+import { RunKnowledge } from '../knowledge';
+import { RunLog } from '../run-log';
 
 /** Commits that may land between reading the run and appending its cancellation before this gives up. */
 const MAX_ATTEMPTS = 5;
 
+/** `run.cancel`: a person stops a run (a cancelled workflow stops its agents' runs with `cancelRun` too). */
+export const runCancel = (request: RunCancelRequest, { ports }: Conversation): Promise<RunCancelReply> => cancelRun(ports, request);
+
 /**
- * `run.cancel`: appends `RunCancelled` (who, why) to a running run, then tells the replica driving it,
+ * Appends `RunCancelled` (who, why) to a running run, then tells the replica driving it,
  * which cuts the step in flight short. A run that has ended stays as it ended: nothing is appended. The
  * driver may commit meanwhile (the append expects the revision read): the run is read again and the
  * cancellation decided again, a few times.

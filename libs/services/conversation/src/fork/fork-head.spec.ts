@@ -1,6 +1,6 @@
 import { RunEvent } from '@stagecraft/contracts';
 import { RunState, foldRun, runIds, toolCallRequester } from '@stagecraft/run';
-import { commitsOf, forkCopies, forkHead } from './fork';
+import { commitsOf, forkCopies, forkHead } from './fork-head';
 
 const AT = '2026-01-01T00:00:00.000Z';
 type Stored = RunEvent & { revision: bigint };

@@ -1,16 +1,6 @@
-import {
-  ConversationForkReply,
-  ConversationForkRequest,
-  RunEvent,
-  RunForkPoint,
-  StagecraftError,
-  runEvents,
-  streams,
-} from '@stagecraft/contracts';
-import { ConcurrencyError, NewEvent, readEvents } from '@stagecraft/event-store';
-import { withinProjectRoots } from '@stagecraft/contracts';
+import { RunEvent, RunForkPoint, StagecraftError } from '@stagecraft/contracts';
+import type { NewEvent } from '@stagecraft/event-store';
 import { foldRun } from '@stagecraft/run';
-import { DriverPorts } from './driver-ports';
 
 type StoredRunEvent = RunEvent & { revision: bigint };
 
@@ -82,35 +72,4 @@ export function forkCopies(
     // The correlation is the fork request's, wherever the copied event names one.
     metadata: { ...event.metadata, runId, ...(event.metadata.correlationId === undefined ? {} : { correlationId }) },
   }));
-}
-
-/**
- * `conversation.fork`: a new run whose stream starts with a copy of a recorded run's events up to a
- * commit end. Nothing is appended unless all of it is; the caller drives the new run from there.
- */
-export async function forkRun(ports: DriverPorts, request: ConversationForkRequest, correlationId: string): Promise<ConversationForkReply> {
-  const { runId, atRevision } = request;
-  const newRunId = request.newRunId ?? ports.newId();
-  const [events, existing] = await Promise.all([
-    readEvents(ports.store, streams.run(runId), runEvents),
-    ports.store.readStream(streams.run(newRunId), { maxCount: 1 }),
-  ]);
-  // A run of a project this deployment does not serve is answered as one that does not exist.
-  const [started] = events;
-  if (started?.type === 'RunStarted' && !withinProjectRoots(started.data.projectRoot, ports.projectRoots))
-    throw new StagecraftError('NOT_FOUND', `no run ${runId}`);
-  const { head, conversationId } = forkHead(events, runId, atRevision);
-  const conflict = () =>
-    new StagecraftError('CONFLICT', `run ${newRunId} already exists`, [{ path: ['newRunId'], message: 'already used by a run' }]);
-  if (existing.length > 0) throw conflict();
-  const forkedFrom = { runId, revision: atRevision };
-  const copies = forkCopies(head, forkedFrom, newRunId, correlationId, ports.newId);
-  try {
-    await ports.store.appendToStream(streams.run(newRunId), copies, { expectedRevision: 'no_stream' });
-  } catch (error) {
-    if (error instanceof ConcurrencyError) throw conflict();
-    throw error;
-  }
-  ports.afterCommit?.(copies.map((e) => e.type));
-  return { runId: newRunId, conversationId, forkedFrom };
 }

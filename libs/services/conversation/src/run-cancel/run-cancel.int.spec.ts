@@ -6,7 +6,7 @@ import { Host } from '@stagecraft/service-shell';
 import { RecordedRequest, ScriptedReply } from '@stagecraft/scripted-model';
 import { eventually, macroReasoning, readWriteAgentScript } from '@stagecraft/testing';
 import { EmbeddedServices, runToEnd, startEmbedded } from '@stagecraft/testing-system';
-import type { Conversation } from './dependencies';
+import type { Conversation } from '../dependencies';
 
 /**
  * `run.cancel`, embedded: a run that waits for a person is cancelled with nothing more decided, an

@@ -1,10 +1,9 @@
-import { ApprovalAnswerReply, ApprovalAnswerRequest, StagecraftError } from '@stagecraft/contracts';
-import { withinProjectRoots } from '@stagecraft/contracts';
-import { DriverPorts } from './driver-ports';
-import { decideAndAppend } from './effects';
-import { RunKnowledge } from './knowledge';
-import { RunLog } from './run-log';
-import type { RunRegistry } from './run-registry';
+import { ApprovalAnswerReply, ApprovalAnswerRequest, StagecraftError, withinProjectRoots } from '@stagecraft/contracts';
+import type { DriverPorts } from '../driver-ports';
+import { decideAndAppend } from '../effects';
+import { RunKnowledge } from '../knowledge';
+import { RunLog } from '../run-log';
+import type { RunRegistry } from '../run-registry';
 
 /**
  * A person's answer to what a run waits for: decided and appended as one commit, then the run is
