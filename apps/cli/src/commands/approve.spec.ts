@@ -1,4 +1,4 @@
-import { readApprovalAnswer } from './chat';
+import { readApprovalAnswer } from './session';
 
 describe('reading an answer typed at the terminal', () => {
   it.each([

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ApprovalAnswerReply, StagecraftError } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT } from '../exit-codes';
-import { ChatResult, RunEnd, answerHint, approvalHandling, connectSystem, followRun } from './chat';
+import { ChatResult, RunEnd, answerHint, approvalHandling, connectSystem, followRun } from './session';
 import { followWorkflow } from './workflow';
 
 export interface ApproveFlags {

@@ -1,7 +1,7 @@
 import { RunCancelReply, RunCancelRequest, validationError } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT, ExitCode } from '../exit-codes';
-import { connectSystem } from './chat';
+import { connectSystem } from './session';
 
 export interface CancelFlags {
   reason?: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationForkReply } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
-import { ChatResult, RunEnd, connectSystem, followRun } from './chat';
+import { ChatResult, RunEnd, connectSystem, followRun } from './session';
 
 export interface ForkFlags {
   at: number;

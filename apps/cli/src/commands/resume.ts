@@ -3,7 +3,7 @@ import { openEventStore } from '@stagecraft/event-store';
 import { memoryConfigFromEnv } from '@stagecraft/memory-service';
 import { MessageBus, Requester } from '@stagecraft/messaging';
 import { ShellConfig } from '@stagecraft/service-shell';
-import { ChatResult, RunEnd, approvalHandling, cancelOnInterrupt, connectSystem, followRun } from './chat';
+import { ChatResult, RunEnd, approvalHandling, cancelOnInterrupt, connectSystem, followRun } from './session';
 import { listRunsInStore } from './runs';
 
 export interface ResumeFlags {

@@ -12,7 +12,7 @@ import {
 import { Requester } from '@stagecraft/messaging';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT } from '../exit-codes';
-import { connectSystem } from './chat';
+import { connectSystem } from './session';
 
 export interface WorkflowFlags {
   root: string;

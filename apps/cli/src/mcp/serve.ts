@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { openEventStore } from '@stagecraft/event-store';
 import type { ShellConfig } from '@stagecraft/service-shell';
-import { connectSystem } from '../commands/chat';
+import { connectSystem } from '../commands/session';
 import type { McpContext } from './context';
 import { Refusal, checkAddressing, checkDeclaredSize, checkToken, plain, tooLarge } from './http-guard';
 import { McpHttpSettings, mcpHttpSettings } from './http-settings';
