@@ -1,17 +1,6 @@
 import 'reflect-metadata';
-import { hostname } from 'node:os';
-import { serviceMain } from '@stagecraft/service-shell';
+import { processHooks, serviceMain } from '@stagecraft/service-shell';
 import { memoryService } from '@stagecraft/memory-service';
 
 // The process is this file's business: its environment, identity, signals and exit reach the service as hooks.
-serviceMain('memory', () => memoryService, {
-  env: process.env,
-  instance: { hostname: hostname(), pid: process.pid, crash: () => process.kill(process.pid, 'SIGKILL') },
-  exit: (code) => process.exit(code),
-  onStopSignal: (stop) => {
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  },
-  onUnhandledRejection: (handle) => process.on('unhandledRejection', handle),
-  writeError: (line) => process.stderr.write(line),
-});
+serviceMain('memory', () => memoryService, processHooks(process));

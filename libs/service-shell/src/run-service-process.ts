@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import { toErrorReply } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
@@ -27,6 +28,24 @@ export interface ServiceProcessHooks {
   onUnhandledRejection(handle: (reason: unknown) => void): void;
   /** One line for a person, on standard error. */
   writeError(line: string): void;
+}
+
+/**
+ * The hooks of the process an app's `main` hands over (`processHooks(process)`): the library never
+ * reaches for the global process itself, so a test or an embedding program can pass its own.
+ */
+export function processHooks(proc: NodeJS.Process): ServiceProcessHooks {
+  return {
+    env: proc.env,
+    instance: { hostname: hostname(), pid: proc.pid, crash: () => proc.kill(proc.pid, 'SIGKILL') },
+    exit: (code) => proc.exit(code),
+    onStopSignal: (stop) => {
+      proc.once('SIGTERM', () => stop('SIGTERM'));
+      proc.once('SIGINT', () => stop('SIGINT'));
+    },
+    onUnhandledRejection: (handle) => proc.on('unhandledRejection', handle),
+    writeError: (line) => proc.stderr.write(line),
+  };
 }
 
 /**
