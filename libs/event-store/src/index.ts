@@ -1,4 +1,5 @@
-/**
+/** The event store port, its memory, sqlite and kurrentdb adapters, checkpoints, the one log runner and the decided-stream append. */
+/*
  * The event store port and its adapters.
  *
  * Open a store with `openEventStore(url)` (`memory:`, `sqlite:PATH`, `kurrentdb://…`/`esdb://…`)

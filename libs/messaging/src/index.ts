@@ -1,3 +1,4 @@
+/** Subjects over two transports (in-process, NATS) with the validation edge: requests, the public run feed, JetStream, leases. */
 export * from './bus';
 export * from './errors';
 export { createInprocBus } from './inproc-bus';

@@ -1,4 +1,5 @@
-/**
+/** The views clients and the next turn read (history, reasoning outcomes, runs, memories, the codebase index), each a pure fold. */
+/*
  * Every view the next turn, the CLI and UIs read, each a pure fold over typed events
  * (docs/decisions/0017): run by the memory service from a checkpoint and rebuilt from zero by
  * `stagecraft replay`.

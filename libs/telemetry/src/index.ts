@@ -1,4 +1,5 @@
-/**
+/** Observability for every process: OpenTelemetry traces, a Prometheus registry, and pino logs with run and trace ids. */
+/*
  * Observability for every Stagecraft process: traces (OpenTelemetry, off unless the `OTEL_*`
  * variables ask for them), Prometheus metrics (one registry per process, served on `/metrics`),
  * and the logger whose lines name the service, run and trace. See docs/observability.md.
