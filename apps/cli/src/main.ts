@@ -106,6 +106,13 @@ program
       .argParser(parseApprovalPolicy)
       .default('never'),
   )
+  // The ranges of the conversation.send contract (RUN_LIMIT_RANGES), written out: contracts load only when a command runs.
+  .option('--max-tool-rounds <n>', "tool rounds between delivery checks, 1-200 (default: the service's, 12)", wholeNumber(1, 200))
+  .option(
+    '--max-delivery-checks <n>',
+    "delivery checks before QA takes the work as it is, 1-20 (default: the service's, 3)",
+    wholeNumber(1, 20),
+  )
   .option('--json', 'one JSON object per run event, then the result')
   .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())

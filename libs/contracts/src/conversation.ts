@@ -2,6 +2,25 @@ import { z } from 'zod';
 import { CancelledBy, ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
 import { ApprovalPolicy, PendingApproval } from './approvals';
 
+/**
+ * The bounds a person may choose for a run, with their ranges: tool rounds between delivery gates, and
+ * delivery gates in all. The same ranges bound the service's settings (`STAGECRAFT_MAX_TOOL_ROUNDS`,
+ * `STAGECRAFT_MAX_DELIVERY_CHECKS`): at least 1, so every run can act and be checked; at most a bound
+ * that keeps one run's cost within reach of a person watching it.
+ */
+export const RUN_LIMIT_RANGES = {
+  maxToolIterations: { min: 1, max: 200 },
+  maxDeliveryChecks: { min: 1, max: 20 },
+} as const;
+const limitIn = ({ min, max }: { min: number; max: number }) => z.number().int().min(min).max(max);
+
+/** Bounds asked for one run; each one left out is the service's setting. An unknown bound is refused, not ignored. */
+export const RequestedRunLimits = z.strictObject({
+  maxToolIterations: limitIn(RUN_LIMIT_RANGES.maxToolIterations).optional(),
+  maxDeliveryChecks: limitIn(RUN_LIMIT_RANGES.maxDeliveryChecks).optional(),
+});
+export type RequestedRunLimits = z.infer<typeof RequestedRunLimits>;
+
 export const ConversationSendRequest = z.object({
   conversationId: ConversationId.optional(),
   runId: RunId.optional(),
@@ -11,6 +30,8 @@ export const ConversationSendRequest = z.object({
   projectRoot: NonBlank,
   /** Which tool calls of the run wait for a person's approval; absent: none. */
   approve: ApprovalPolicy.optional(),
+  /** Bounds for this run over the service's settings; recorded in `RunStarted.limits` and kept for its whole life. */
+  limits: RequestedRunLimits.optional(),
 });
 export type ConversationSendRequest = z.infer<typeof ConversationSendRequest>;
 export const ConversationSendReply = z.object({ runId: RunId, conversationId: ConversationId });

@@ -6,12 +6,21 @@ export const Usage = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
   totalTokens: z.number().int().min(0),
+  /**
+   * Of `promptTokens`, those the provider served from its prompt cache (billed cheaper). Absent when the
+   * endpoint did not say, and in logs recorded before it was read: read as 0.
+   */
+  cachedPromptTokens: z.number().int().min(0).optional(),
 });
+export type Usage = z.infer<typeof Usage>;
 
 /** One model call the reviewer made: the run's log keeps its cost and latency, as it does for the run's own calls. */
 export const QAModelCall = z.object({
   requestId: NonBlank,
-  /** The model the reviewer asked (`STAGECRAFT_MODEL_QA_REVIEW` or `STAGECRAFT_MODEL`); absent in older logs. */
+  /**
+   * The model the reviewer asked (`STAGECRAFT_MODEL_QA_REVIEW` or `STAGECRAFT_MODEL`): its tokens are priced
+   * under it. Absent in older logs, whose reviewer tokens stay unpriced.
+   */
   model: z.string().optional(),
   latencyMs: z.number().min(0),
   usage: Usage.optional(),

@@ -28,12 +28,19 @@ export const RunCancelReply = z.object({
 });
 export type RunCancelReply = z.infer<typeof RunCancelReply>;
 
-/** What a run's model calls used, per model (`qa` for the reviewer's calls, whose model is not recorded). */
+/** What a run's model calls used, per model (`qa` for reviewer calls logged before their model was recorded). */
 export const TokensByModel = z.record(z.string(), Usage);
 export type TokensByModel = z.infer<typeof TokensByModel>;
 
-/** One model's price in US dollars per million tokens. */
-export const ModelPrice = z.strictObject({ promptPerMTok: z.number().min(0), completionPerMTok: z.number().min(0) });
+/**
+ * One model's price in US dollars per million tokens. `cachedPromptPerMTok`: for prompt tokens the provider
+ * served from its cache; when absent they are priced at `promptPerMTok`.
+ */
+export const ModelPrice = z.strictObject({
+  promptPerMTok: z.number().min(0),
+  cachedPromptPerMTok: z.number().min(0).optional(),
+  completionPerMTok: z.number().min(0),
+});
 export type ModelPrice = z.infer<typeof ModelPrice>;
 /** Prices by model name: `STAGECRAFT_PRICES`. */
 export const PriceTable = z.record(z.string().min(1), ModelPrice);

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { createStreamAccumulator } from './accumulate';
+import { completionOf, createStreamAccumulator, toUsage } from './accumulate';
 
 type Delta = ChatCompletionChunk.Choice.Delta;
 const chunk = (delta: Delta, extra: Partial<ChatCompletionChunk.Choice> = {}, model = 'm-1'): ChatCompletionChunk => ({
@@ -66,5 +66,49 @@ describe('stream accumulator', () => {
     expect(first[0][0]).not.toBe(first[1][0]);
     expect(ids('req-1')).toEqual(first);
     expect(ids('req-2')[0][0]).not.toBe(first[0][0]);
+  });
+});
+
+describe('cached prompt tokens', () => {
+  const base = { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 };
+  type Raw = NonNullable<ChatCompletionChunk['usage']>;
+  const read = (extra: Record<string, unknown>) => toUsage({ ...base, ...extra } as Raw);
+
+  it.each([
+    ['OpenAI and vLLM', { prompt_tokens_details: { cached_tokens: 64 } }],
+    ['Anthropic-compatible endpoints', { cache_read_input_tokens: 64 }],
+    ['DeepSeek', { prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 }],
+  ])('reads them as %s report them', (_dialect, extra) => {
+    expect(read(extra)).toEqual({ promptTokens: 100, completionTokens: 5, totalTokens: 105, cachedPromptTokens: 64 });
+  });
+
+  it('leaves them out when the endpoint does not say, and reads a reported 0 as 0', () => {
+    expect(read({})).toEqual({ promptTokens: 100, completionTokens: 5, totalTokens: 105 });
+    expect(read({ prompt_tokens_details: { cached_tokens: 0 } })?.cachedPromptTokens).toBe(0);
+  });
+
+  it('ignores counts that are not whole numbers and cuts one above the prompt to the prompt', () => {
+    expect(read({ prompt_tokens_details: { cached_tokens: -3 } })?.cachedPromptTokens).toBeUndefined();
+    expect(read({ prompt_tokens_details: { cached_tokens: '64' } })?.cachedPromptTokens).toBeUndefined();
+    expect(read({ prompt_tokens_details: null, cache_read_input_tokens: 1.5 })?.cachedPromptTokens).toBeUndefined();
+    expect(read({ prompt_tokens_details: { cached_tokens: 10_000 } })?.cachedPromptTokens).toBe(100);
+  });
+
+  it('carries them through a stream and a whole completion', () => {
+    const acc = createStreamAccumulator('req-1');
+    acc.add({ ...chunk({}), choices: [], usage: { ...base, prompt_tokens_details: { cached_tokens: 32 } } });
+    expect(acc.result().usage?.cachedPromptTokens).toBe(32);
+    const whole = completionOf(
+      {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm-1',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, finish_reason: 'stop', logprobs: null }],
+        usage: { ...base, prompt_tokens_details: { cached_tokens: 16 } },
+      },
+      'req-1',
+    );
+    expect(whole.usage?.cachedPromptTokens).toBe(16);
   });
 });

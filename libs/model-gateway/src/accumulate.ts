@@ -27,8 +27,35 @@ function safeCallId(id: string, requestId: string, index: number): string {
   return `call-${createHash('sha256').update(`${requestId}/${index}`).digest('hex').slice(0, 24)}`;
 }
 
-const toUsage = (usage: ChatCompletionChunk['usage']): TokenUsage | undefined =>
-  usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } : undefined;
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+
+/**
+ * The prompt tokens the provider served from its cache, in whichever field its dialect uses: OpenAI and
+ * vLLM `prompt_tokens_details.cached_tokens`, Anthropic-compatible `cache_read_input_tokens`, DeepSeek
+ * `prompt_cache_hit_tokens`. The endpoint is not trusted: a count that is not a whole number is ignored,
+ * and one above the prompt is cut to it, so cached tokens can never price a prompt above its size.
+ */
+export function cachedPromptTokensOf(usage: NonNullable<ChatCompletionChunk['usage']>): number | undefined {
+  const loose = usage as unknown as Record<string, unknown>;
+  const details = loose['prompt_tokens_details'];
+  const cached =
+    count(details && typeof details === 'object' ? (details as Record<string, unknown>)['cached_tokens'] : undefined) ??
+    count(loose['cache_read_input_tokens']) ??
+    count(loose['prompt_cache_hit_tokens']);
+  return cached === undefined ? undefined : Math.min(cached, count(usage.prompt_tokens) ?? 0);
+}
+
+export function toUsage(usage: ChatCompletionChunk['usage']): TokenUsage | undefined {
+  if (!usage) return undefined;
+  const cached = cachedPromptTokensOf(usage);
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+    ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
+  };
+}
 
 /** Folds streamed chunks into one completion: text in order, tool call fragments joined by their index. */
 export function createStreamAccumulator(requestId: string) {

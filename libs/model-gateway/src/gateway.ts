@@ -4,6 +4,8 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of `promptTokens`, those the provider served from its prompt cache; absent when it did not say. */
+  cachedPromptTokens?: number;
 }
 
 export interface ModelResponse {

@@ -6,6 +6,11 @@ export interface RunLimits {
   maxDelegationDepth: number;
 }
 
+/**
+ * The bounds of a run that sets none: the conversation service's settings (`STAGECRAFT_MAX_TOOL_ROUNDS`,
+ * `STAGECRAFT_MAX_DELIVERY_CHECKS`) go over the first two, and a request's `limits` over those. A run
+ * keeps the bounds it started with (`RunStarted.limits`), whichever replica drives it on.
+ */
 export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxToolIterations: 12,
   maxDeliveryChecks: 3,

@@ -8,7 +8,7 @@ export interface Completion {
   content: string | null;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: 'stop' | 'tool_calls' | 'length';
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
 }
 
 // A fixed epoch plus the request index, so replies are identical from run to run.

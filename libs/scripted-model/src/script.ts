@@ -8,7 +8,8 @@ export interface ScriptedReply {
   /** Answer with this HTTP error instead (429 or 5xx exercise the client's retries). */
   status?: number;
   delayMs?: number;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** `prompt_tokens_details.cached_tokens`: how many of the prompt tokens to report as served from a cache. */
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
 }
 
 export interface ScriptedToolCall {

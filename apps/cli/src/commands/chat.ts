@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ApprovalPolicy, StagecraftError, UserMode } from '@stagecraft/contracts';
+import { ApprovalPolicy, RequestedRunLimits, StagecraftError, UserMode } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { ChatResult, RunEnd, answerHint, approvalHandling, cancelOnInterrupt, connectSystem, followRun } from './session';
 
@@ -17,6 +17,9 @@ export interface ChatFlags {
   timeout: number;
   /** Which tool calls wait for a person; `never` (the default) sends no choice at all. */
   approve?: ApprovalPolicy;
+  /** Bounds for this run (`--max-tool-rounds`, `--max-delivery-checks`); left out: the service's settings. */
+  maxToolRounds?: number;
+  maxDeliveryChecks?: number;
 }
 
 /**
@@ -34,9 +37,10 @@ export async function chat(message: string | undefined, flags: ChatFlags, config
     const conversation = earlier.conversationId;
     if (message === undefined) return earlier.last ?? nothingToContinue(conversation);
     const approve = flags.approve && flags.approve !== 'never' ? { approve: flags.approve } : {};
+    const limits = limitsOf(flags);
     const approvals = approvalHandling(config, system.requester);
     const interrupt = cancelOnInterrupt(system.requester, () => runId);
-    const result = await followRun(system.bus, config.prefix, runId, { ...flags, approvals }, () =>
+    const result = await followRun(system.bus, config.prefix, runId, { ...flags, approvals, spentFrom: system.requester }, () =>
       system.requester.request('conversation.send', {
         runId,
         conversationId: conversation,
@@ -45,6 +49,7 @@ export async function chat(message: string | undefined, flags: ChatFlags, config
         reasoningEnabled: Boolean(flags.reasoning),
         projectRoot,
         ...approve,
+        ...(limits && { limits }),
       }),
     );
     interrupt.dispose();
@@ -53,6 +58,15 @@ export async function chat(message: string | undefined, flags: ChatFlags, config
   } finally {
     await system.close();
   }
+}
+
+/** The bounds asked for on the command line, or none: a request without them runs under the service's settings. */
+function limitsOf({ maxToolRounds, maxDeliveryChecks }: ChatFlags): RequestedRunLimits | undefined {
+  if (maxToolRounds === undefined && maxDeliveryChecks === undefined) return undefined;
+  return {
+    ...(maxToolRounds !== undefined && { maxToolIterations: maxToolRounds }),
+    ...(maxDeliveryChecks !== undefined && { maxDeliveryChecks }),
+  };
 }
 
 type EarlierRuns = { conversationId?: string; last?: ChatResult & RunEnd; stop?: ChatResult & RunEnd };

@@ -25,6 +25,27 @@ describe('describeEvent', () => {
     );
   });
 
+  it('shows what a model response used: prompt, cached and completion tokens, and no tokens when it did not say', () => {
+    const answered = (usage?: {
+      promptTokens: number;
+      completionTokens: number;
+      totalTokens: number;
+      cachedPromptTokens?: number;
+    }): FeedEvent => ({
+      version,
+      type: 'ModelResponded',
+      data: { requestId: 'r1.m1', content: 'hi', toolCalls: [], latencyMs: 12.2, finishReason: 'stop', ...(usage ? { usage } : {}) },
+      metadata,
+    });
+    expect(describeEvent(answered({ promptTokens: 1000, cachedPromptTokens: 600, completionTokens: 10, totalTokens: 1010 }))).toBe(
+      '  ← answer in 12 ms, 1000 prompt (600 cached) / 10 completion tokens',
+    );
+    expect(describeEvent(answered({ promptTokens: 5, completionTokens: 1, totalTokens: 6 }))).toBe(
+      '  ← answer in 12 ms, 5 prompt (0 cached) / 1 completion tokens',
+    );
+    expect(describeEvent(answered())).toBe('  ← answer in 12 ms');
+  });
+
   it('tells that a model request was made, in the past tense: it is stored with its answer', () => {
     // Described as the stored event's public form, which `runs show` and `chat` both print.
     const stored = {

@@ -23,8 +23,13 @@ export function describeEvent(event: FeedEvent | WorkflowEvent): string | null {
     case 'ModelRequested':
       // Stored with the response (docs/decisions/0009), so it arrives when the model has answered.
       return `  → asked ${event.data.model} (${event.data.messageCount} messages, ~${event.data.tokenEstimate} tokens)`;
-    case 'ModelResponded':
-      return `  ← ${event.data.toolCalls.length ? `${event.data.toolCalls.length} tool call(s)` : 'answer'} in ${Math.round(event.data.latencyMs)} ms`;
+    case 'ModelResponded': {
+      const { usage } = event.data;
+      const tokens = usage
+        ? `, ${usage.promptTokens} prompt (${usage.cachedPromptTokens ?? 0} cached) / ${usage.completionTokens} completion tokens`
+        : '';
+      return `  ← ${event.data.toolCalls.length ? `${event.data.toolCalls.length} tool call(s)` : 'answer'} in ${Math.round(event.data.latencyMs)} ms${tokens}`;
+    }
     case 'ReasoningRecorded':
       return `  ✎ ${event.data.format} reasoning: next ${clip(event.data.outcome.next_action, 60)} · delivery ${event.data.outcome.delivery_state}`;
     case 'ToolCallRequested':

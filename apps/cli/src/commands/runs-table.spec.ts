@@ -1,5 +1,5 @@
 import type { RunSummary } from '@stagecraft/contracts';
-import { formatCost, formatDuration, formatRuns } from './runs-table';
+import { formatCost, formatDuration, formatRuns, formatSpent, tokenTotals } from './runs-table';
 
 describe('the runs table', () => {
   it('writes durations at the scale that reads best', () => {
@@ -25,7 +25,7 @@ describe('the runs table', () => {
       endedAt: null,
       modelCalls: 2,
       tokens: {
-        m: { promptTokens: 100, completionTokens: 20, totalTokens: 120 },
+        m: { promptTokens: 100, completionTokens: 20, totalTokens: 120, cachedPromptTokens: 40 },
         qa: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
       },
       deliveryState: null,
@@ -43,11 +43,22 @@ describe('the runs table', () => {
       '2026-11-22 10:00:00Z',
       '1m30s',
       '2',
-      '105/21',
+      '105/40/21',
       '$0.5000',
       '-',
       '-',
     ]);
     expect(formatRuns([], new Date())).toBe('no runs');
+  });
+
+  it('sums prompt, cached and completion tokens over every model for a followed run’s closing line', () => {
+    const totals = tokenTotals({
+      m: { promptTokens: 100, completionTokens: 20, totalTokens: 120, cachedPromptTokens: 40 },
+      qa: { promptTokens: 5, completionTokens: 1, totalTokens: 6 },
+    });
+    expect(totals).toEqual({ promptTokens: 105, cachedPromptTokens: 40, completionTokens: 21 });
+    expect(formatSpent(totals, { amount: 0.00123, currency: 'USD', priced: false })).toBe(
+      'tokens: 105 prompt (40 cached), 21 completion · cost $0.0012+',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { RunCost, RunSummary } from '@stagecraft/contracts';
+import type { RunCost, RunSummary, TokensByModel } from '@stagecraft/contracts';
 import { formatTable } from '../table';
 
 /** `840ms`, `12.3s`, `4m05s`, `2h07m`. */
@@ -17,11 +17,32 @@ export function formatCost(cost: RunCost): string {
   return cost.amount > 0 ? `${amount}+` : 'unpriced';
 }
 
+/** A run's tokens over every model it used; cached prompt tokens are part of the prompt tokens (0 when never reported). */
+export interface TokenTotals {
+  promptTokens: number;
+  cachedPromptTokens: number;
+  completionTokens: number;
+}
+
+export function tokenTotals(tokens: TokensByModel): TokenTotals {
+  const usage = Object.values(tokens);
+  return {
+    promptTokens: usage.reduce((n, u) => n + u.promptTokens, 0),
+    cachedPromptTokens: usage.reduce((n, u) => n + (u.cachedPromptTokens ?? 0), 0),
+    completionTokens: usage.reduce((n, u) => n + u.completionTokens, 0),
+  };
+}
+
 const tokens = (run: RunSummary) => {
-  const usage = Object.values(run.tokens);
-  const sum = (key: 'promptTokens' | 'completionTokens') => usage.reduce((n, u) => n + u[key], 0);
-  return `${sum('promptTokens')}/${sum('completionTokens')}`;
+  const { promptTokens, cachedPromptTokens, completionTokens } = tokenTotals(run.tokens);
+  return `${promptTokens}/${cachedPromptTokens}/${completionTokens}`;
 };
+
+/** A followed run's closing line: `tokens: 1200 prompt (800 cached), 90 completion · cost $0.0012`. */
+export function formatSpent(totals: TokenTotals, cost: RunCost): string {
+  const { promptTokens, cachedPromptTokens, completionTokens } = totals;
+  return `tokens: ${promptTokens} prompt (${cachedPromptTokens} cached), ${completionTokens} completion · cost ${formatCost(cost)}`;
+}
 
 /** `running (stuck, resumable)`: the status with what a person can do about it. */
 function statusOf(run: RunSummary): string {
@@ -50,5 +71,8 @@ export function formatRuns(runs: readonly RunSummary[], now: Date): string {
     run.deliveryState ?? '-',
     run.qaVerdict ?? '-',
   ]);
-  return formatTable(['RUN', 'STATUS', 'STAGE', 'STARTED', 'DURATION', 'MODEL CALLS', 'TOKENS (P/C)', 'COST', 'DELIVERY', 'QA'], rows);
+  return formatTable(
+    ['RUN', 'STATUS', 'STAGE', 'STARTED', 'DURATION', 'MODEL CALLS', 'TOKENS (P/CACHED/C)', 'COST', 'DELIVERY', 'QA'],
+    rows,
+  );
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
-import { ApprovalDecision, FeedData, QAReport, foldFeedRun } from '@stagecraft/contracts';
+import { ApprovalDecision, FeedData, QAReport, RunCost, foldFeedRun } from '@stagecraft/contracts';
 import { MessageBus, Requester, RunFeedEvent, connectNatsBus, createRequester, subscribeRunEvents } from '@stagecraft/messaging';
 import { DEFAULT_EVENT_STORE_URL } from '@stagecraft/event-store';
 import { ShellConfig, startHost } from '@stagecraft/service-shell';
@@ -8,6 +8,7 @@ import { createLogger } from '@stagecraft/telemetry';
 import { allServices } from '../services';
 import { describeEvent } from './describe-event';
 import { followLiveText } from './live-text';
+import { TokenTotals, formatSpent, tokenTotals } from './runs-table';
 import { chooseModel } from './model';
 
 // What every command that follows a run shares: connecting to a system, following a run on its public feed, approvals at the terminal, Ctrl-C.
@@ -17,6 +18,9 @@ export interface ChatResult {
   deliveryState: string | null;
   answer: string | null;
   qaReport: QAReport | null;
+  /** What the run's model calls used over every model, and their cost at the memory service's prices; absent when not asked or not known. */
+  tokens?: TokenTotals;
+  cost?: RunCost;
 }
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -114,7 +118,7 @@ export async function followRun<R extends { conversationId: string }>(
   bus: MessageBus,
   prefix: string,
   runId: string,
-  flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling },
+  flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling; spentFrom?: Requester },
   start: () => Promise<R>,
 ): Promise<ChatResult & Omit<R, keyof ChatResult> & RunEnd> {
   const events: RunFeedEvent[] = [];
@@ -166,6 +170,7 @@ export async function followRun<R extends { conversationId: string }>(
     deliveryState: run.status === 'completed' ? run.deliveryState : (completed?.deliveryState ?? null),
     answer: run.status === 'completed' ? run.answer : (completed?.answer ?? null),
     qaReport: run.status === 'new' ? (reviewed?.type === 'QAReportIssued' ? reviewed.data.report : null) : run.qaReport,
+    ...(flags.spentFrom ? await spentBy(flags.spentFrom, runId, events) : {}),
   };
   const waiting = last.type === 'ApprovalRequested' ? last.data : null;
   if (flags.json) write(JSON.stringify(waiting ? { ...result, pendingApproval: waiting } : result));
@@ -173,6 +178,7 @@ export async function followRun<R extends { conversationId: string }>(
   else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
   const cancelled = run.status === 'cancelled' ? run.cancellation : undefined;
   if (cancelled && !flags.json) write(`⊘ run ${runId} was cancelled by ${cancelled.by}${cancelled.reason ? `: ${cancelled.reason}` : ''}`);
+  if (result.tokens && result.cost && !flags.json) write(formatSpent(result.tokens, result.cost));
   return {
     ...result,
     failed: last.type === 'RunFailed' || cancelled !== undefined,
@@ -180,6 +186,25 @@ export async function followRun<R extends { conversationId: string }>(
     waiting,
     ...(cancelled ? { cancelled } : {}),
   };
+}
+
+/**
+ * The run's tokens and cost as the runs view has them once it has read the last event followed (`runs.get`
+ * prices them, so the follower needs no price table). Nothing when it cannot say: the run's result matters more.
+ */
+async function spentBy(
+  requester: Requester,
+  runId: string,
+  events: readonly RunFeedEvent[],
+): Promise<{ tokens?: TokenTotals; cost?: RunCost }> {
+  const positions = events.flatMap((e) => (e.position === undefined ? [] : [BigInt(e.position)]));
+  const minPosition = positions.length ? String(positions.reduce((a, b) => (a > b ? a : b))) : undefined;
+  try {
+    const { run } = await requester.request('runs.get', { runId, ...(minPosition ? { minPosition } : {}) });
+    return run ? { tokens: tokenTotals(run.tokens), cost: run.cost } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Cancelled, and no tool call of its last step is still waiting for its result. */

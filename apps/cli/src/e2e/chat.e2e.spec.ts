@@ -45,13 +45,61 @@ describe('stagecraft chat, embedded, without an API key', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     const result = lines.at(-1);
-    expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'deliveryState', 'qaReport', 'runId']);
+    expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'cost', 'deliveryState', 'qaReport', 'runId', 'tokens']);
+    // The built-in scripted model has no price: its tokens are counted, not priced.
+    expect(result.cost).toEqual({ amount: 0, currency: 'USD', priced: false });
+    expect(result.tokens.promptTokens).toBeGreaterThan(0);
     expect(lines[0]).toMatchObject({ type: 'RunStarted', data: { userMode: 'chat', reasoningEnabled: false } });
     expect(lines.at(-2).type).toBe('RunCompleted');
     const shown = await runCli(['runs', 'show', result.runId, '--store', store], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('RunCompleted');
     expect(shown.stdout.trim().split('\n')).toHaveLength(lines.length - 1);
+  });
+
+  it('--max-tool-rounds and --max-delivery-checks bound the run, and RunStarted records them', async () => {
+    const store = `sqlite:${join(dir, 'limits.db')}`;
+    const { code, stdout } = await runCli(
+      [
+        'chat',
+        'Summarise this project in LIMITS.md',
+        '--root',
+        project,
+        '--json',
+        '--max-tool-rounds',
+        '1',
+        '--max-delivery-checks',
+        '2',
+        '--store',
+        store,
+      ],
+      env,
+      60_000,
+    );
+    expect(code).toBe(0);
+    const events = stdout
+      .trim()
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => JSON.parse(l));
+    expect(events[0]).toMatchObject({ type: 'RunStarted', data: { limits: { maxToolIterations: 1, maxDeliveryChecks: 2 } } });
+    // The sample run reads, then writes: two tool rounds, so a bound of one sends it to the gate after the first follow-up.
+    expect(events.filter((e) => e.type === 'LimitReached').map((e) => e.data)).toContainEqual(
+      expect.objectContaining({ limit: 'maxToolIterations', value: 1, stage: 'tool_followup', iteration: 1 }),
+    );
+    expect(events.at(-1).type).toBe('RunCompleted');
+  });
+
+  it.each([
+    ['--max-tool-rounds', '0', 'from 1 to 200'],
+    ['--max-tool-rounds', '201', 'from 1 to 200'],
+    ['--max-delivery-checks', 'three', 'from 1 to 20'],
+  ])('refuses %s %s as a usage error, storing nothing', async (flag, value, range) => {
+    const store = join(dir, `refused-${value}.db`);
+    const { code, stderr } = await runCli(['chat', 'hi', '--root', project, flag, value, '--store', `sqlite:${store}`], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain(range);
+    expect(existsSync(store)).toBe(false);
   });
 
   it('rejects a bad mode before starting anything', async () => {

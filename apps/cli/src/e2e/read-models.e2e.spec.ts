@@ -183,7 +183,7 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
     expect(delegations.n).toBeGreaterThan(0);
     const { code, stdout, stderr } = await verify();
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    for (const name of ['memory-reasoning-outcome', 'memory-runs', 'memory-history', 'memory-memories', 'memory-codebase-index'])
+    for (const name of ['memory-reasoning-outcome', 'memory-runs-v2', 'memory-history', 'memory-memories', 'memory-codebase-index'])
       expect(rowOf(stdout, name)?.at(-1)).toBe('same');
     // The chats ran without resuming runs, so the conversation service never saved its view.
     expect(rowOf(stdout, 'conversation-active-runs')?.at(-1)).toBe('no checkpoint yet');
@@ -246,7 +246,7 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
       'STARTED',
       'DURATION',
       'MODEL CALLS',
-      'TOKENS (P/C)',
+      'TOKENS (P/CACHED/C)',
       'COST',
       'DELIVERY',
       'QA',
@@ -262,21 +262,21 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
 
   it('replay --verify names the view and the value when a checkpoint was edited by hand, and a rebuild repairs it', async () => {
     const db = new DatabaseSync(dbPath);
-    const row = db.prepare("SELECT state FROM checkpoints WHERE name = 'memory-runs'").get() as { state: string };
+    const row = db.prepare("SELECT state FROM checkpoints WHERE name = 'memory-runs-v2'").get() as { state: string };
     const view = JSON.parse(row.state) as { runs: Record<string, { status: string }> };
     view.runs[runIds.failed].status = 'completed';
-    db.prepare("UPDATE checkpoints SET state = ? WHERE name = 'memory-runs'").run(JSON.stringify(view));
+    db.prepare("UPDATE checkpoints SET state = ? WHERE name = 'memory-runs-v2'").run(JSON.stringify(view));
     db.close();
 
     const edited = await verify();
     expect(edited.code).toBe(1);
-    expect(rowOf(edited.stdout, 'memory-runs')?.at(-1)).toBe('DIFFERS');
+    expect(rowOf(edited.stdout, 'memory-runs-v2')?.at(-1)).toBe('DIFFERS');
     expect(rowOf(edited.stdout, 'memory-history')?.at(-1)).toBe('same');
     expect(edited.stdout).toContain(`  $.runs["${runIds.failed}"].status: live "completed", rebuilt "failed"`);
 
     const rebuilt = await runCli(['replay', '--store', store()], env, 60_000);
     expect({ code: rebuilt.code, stderr: rebuilt.stderr }).toEqual({ code: 0, stderr: '' });
-    const [, position, size, folded] = rowOf(rebuilt.stdout, 'memory-runs') ?? [];
+    const [, position, size, folded] = rowOf(rebuilt.stdout, 'memory-runs-v2') ?? [];
     expect(Number(position)).toBeGreaterThan(0);
     expect(size).toMatch(/^\d+ bytes$/);
     expect(Number(folded)).toBeGreaterThan(0);
@@ -289,7 +289,7 @@ describe('stagecraft replay and stagecraft runs list, on a store the CLI wrote',
     const { code, stdout, stderr } = await runCli(['replay', '--projection', 'nope', '--store', store()], env);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr).toContain("unknown read model 'nope'");
-    for (const name of ['conversation-active-runs', 'memory-runs', 'memory-history', 'memory-reasoning-outcome'])
+    for (const name of ['conversation-active-runs', 'memory-runs-v2', 'memory-history', 'memory-reasoning-outcome'])
       expect(stderr).toContain(name);
   });
 });

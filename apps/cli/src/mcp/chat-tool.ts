@@ -23,6 +23,9 @@ export const ChatArgs = z.object({
   root: NonBlank.optional().describe("the project the run works in; the server's --root when left out"),
   conversationId: ConversationId.optional().describe('continue this conversation'),
   approve: ConversationSendRequest.shape.approve.describe('which tool calls wait for a person (answer with the approve tool)'),
+  limits: ConversationSendRequest.shape.limits.describe(
+    "bounds for this run: maxToolIterations (tool rounds between delivery checks, 1-200) and maxDeliveryChecks (1-20); left out: the server's",
+  ),
 });
 export type ChatArgs = z.output<typeof ChatArgs>;
 
@@ -53,6 +56,7 @@ export async function chatTool(context: McpContext, args: ChatArgs, progress?: (
     reasoningEnabled: args.reasoning,
     projectRoot,
     approve: args.approve,
+    limits: args.limits,
   } satisfies RequestOf<'conversation.send'>;
   const events: RunFeedEvent[] = [];
   let settle: (outcome: 'ended' | 'waiting') => void = () => undefined;

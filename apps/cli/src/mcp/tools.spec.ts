@@ -27,6 +27,9 @@ describe('the MCP tools', () => {
       properties: { mode: { enum: ['chat', 'agent'], default: 'agent' }, approve: { enum: ['never', 'writes', 'commands'] } },
       required: ['message'],
     });
+    expect(inputJsonSchema(tool('chat').input)).toMatchObject({
+      properties: { limits: { properties: { maxToolIterations: { maximum: 200 }, maxDeliveryChecks: { maximum: 20 } } } },
+    });
     expect(inputJsonSchema(tool('approve').input)).toMatchObject({ required: ['id', 'approvalId', 'decision'] });
   });
 
@@ -49,6 +52,10 @@ describe('the MCP tools', () => {
     await expect(refused('cancel_run', { runId: 'r1', reason: 'x'.repeat(501) })).resolves.toMatchObject({
       code: 'VALIDATION',
       issues: [{ path: ['reason'] }],
+    });
+    await expect(refused('chat', { message: 'hi', limits: { maxToolIterations: 0 } })).resolves.toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ path: ['limits', 'maxToolIterations'] }],
     });
     // No --root and none in the call: refused before the run starts.
     await expect(refused('chat', { message: 'hi' })).resolves.toMatchObject({ code: 'VALIDATION', issues: [{ path: ['root'] }] });

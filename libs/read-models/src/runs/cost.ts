@@ -7,7 +7,8 @@ const round = (amount: number): number => Math.round(amount * 1e9) / 1e9;
 
 /**
  * What the tokens cost at these prices. Computed when a run is read, never stored: a price change needs
- * no rebuild. A model without a price adds nothing and makes the cost `priced: false`.
+ * no rebuild. A model without a price adds nothing and makes the cost `priced: false`. Prompt tokens
+ * served from the provider's cache are priced at `cachedPromptPerMTok`, or at the prompt price without one.
  */
 export function costOf(tokens: TokensByModel, prices: PriceTable): RunCost {
   let amount = 0;
@@ -18,7 +19,13 @@ export function costOf(tokens: TokensByModel, prices: PriceTable): RunCost {
       priced = false;
       continue;
     }
-    amount += (usage.promptTokens * price.promptPerMTok + usage.completionTokens * price.completionPerMTok) / PER_MILLION;
+    const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
+    const fresh = usage.promptTokens - cached;
+    amount +=
+      (fresh * price.promptPerMTok +
+        cached * (price.cachedPromptPerMTok ?? price.promptPerMTok) +
+        usage.completionTokens * price.completionPerMTok) /
+      PER_MILLION;
   }
   return { amount: round(amount), currency: 'USD', priced };
 }

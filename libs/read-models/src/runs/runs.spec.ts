@@ -16,6 +16,7 @@ import { QA_MODEL, UNKNOWN_MODEL, runsModel } from './runs';
 
 const CONTEXT = 'r1/main/001/2026-11-01T10:00:00Z';
 const report = (verdict: 'pass' | 'concerns') => ({ verdict, summary: 'looked', findings: [] });
+const cachedOf = (tokens: ReturnType<typeof usage>, cachedPromptTokens: number) => ({ ...tokens, cachedPromptTokens });
 
 describe('the runs view', () => {
   it('given a started run, then it is running with its switches, at no stage yet', () => {
@@ -80,6 +81,31 @@ describe('the runs view', () => {
       deliveryState: 'DONE',
       qaVerdict: 'concerns',
       failure: null,
+    });
+  });
+
+  it('given calls that report cached prompt tokens and a reviewer that names its model, then cached tokens are summed and the reviewer’s tokens filed under its model', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('ModelRequested', modelRequested('r1.m1', 'gpt-a'), at(1));
+    r1('ModelResponded', modelResponded('r1.m1', cachedOf(usage(100, 20), 60)), at(2));
+    r1('ModelRequested', modelRequested('r1.m2', 'gpt-a'), at(3));
+    r1('ModelResponded', modelResponded('r1.m2', usage(40, 2)), at(4));
+    r1(
+      'QAReportIssued',
+      {
+        report: report('pass'),
+        modelCalls: [
+          { requestId: 'qa.1', model: 'gpt-a', latencyMs: 3, usage: cachedOf(usage(30, 3), 10), finishReason: 'stop' },
+          { requestId: 'qa.2', model: 'gpt-r', latencyMs: 3, usage: usage(7, 1), finishReason: 'stop' },
+        ],
+      },
+      at(5),
+    );
+    expect(runOf(fold(runsModel, log.events), 'r1')?.tokens).toEqual({
+      'gpt-a': cachedOf(usage(170, 25), 70),
+      'gpt-r': usage(7, 1),
     });
   });
 

@@ -24,7 +24,7 @@ export interface RunsView {
 
 /** Tokens of a response whose request this view never saw (a log that does not start at the run's start). */
 export const UNKNOWN_MODEL = 'unknown';
-/** The reviewer's calls: `QAReportIssued` records their usage, not their model. */
+/** The reviewer's calls in logs whose `QAReportIssued` recorded their usage but not their model: never priced. */
 export const QA_MODEL = 'qa';
 
 type Usage = NonNullable<EventData<'ModelResponded'>['usage']>;
@@ -32,12 +32,18 @@ type Usage = NonNullable<EventData<'ModelResponded'>['usage']>;
 function withUsage(tokens: TokensByModel, model: string, usage: Usage | undefined): TokensByModel {
   if (!usage) return tokens;
   const sum = entryOf(tokens, model) ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  // Kept only once some call reported it, so a view of older logs reads as it always did.
+  const cached =
+    sum.cachedPromptTokens === undefined && usage.cachedPromptTokens === undefined
+      ? {}
+      : { cachedPromptTokens: (sum.cachedPromptTokens ?? 0) + (usage.cachedPromptTokens ?? 0) };
   return {
     ...tokens,
     [model]: {
       promptTokens: sum.promptTokens + usage.promptTokens,
       completionTokens: sum.completionTokens + usage.completionTokens,
       totalTokens: sum.totalTokens + usage.totalTokens,
+      ...cached,
     },
   };
 }
@@ -117,7 +123,7 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
       const calls = event.data.modelCalls ?? [];
       next.qaVerdict = event.data.report.verdict;
       next.modelCalls += calls.length;
-      next.tokens = calls.reduce((sum, call) => withUsage(sum, QA_MODEL, call.usage), run.tokens);
+      next.tokens = calls.reduce((sum, call) => withUsage(sum, call.model || QA_MODEL, call.usage), run.tokens);
       return next;
     }
     case 'DeliveryChecked':
@@ -199,7 +205,9 @@ const RUN_STEPS = [
  * whose `RunStarted` it has not seen are passed over.
  */
 export const runsModel: Projection<RunsView> = {
-  name: 'memory-runs',
+  // Renamed from `memory-runs` when the reviewer's tokens moved from `qa` to the model that answered: a
+  // checkpoint folded the old way is left behind and the view is rebuilt once, so `replay --verify` agrees.
+  name: 'memory-runs-v2',
   handles: RUN_STEPS,
   initialState: () => ({ runs: {}, started: [], conversations: {} }),
   evolve(view, logged) {

@@ -6,6 +6,7 @@ import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGa
 import { DEFAULT_COMPACTION, DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
 import type { ShellPorts } from '@stagecraft/service-shell';
 import { compactionFromEnv } from './compaction-config';
+import { limitsFromEnv } from './limits-config';
 import { DriverPorts } from './driver-ports';
 import { LeasePorts } from './leases/held-lease';
 import { ProcessorLeadership } from './leases/processor-leadership';
@@ -15,6 +16,7 @@ import { ScaleSettings, scaleFromEnv } from './scale-config';
 export interface ConversationOptions {
   /** A gateway built by the caller (the CLI points it at the scripted server); default: from OPENAI_* / STAGECRAFT_MODEL. */
   gateway?: ModelGateway;
+  /** Bounds on top of the defaults, before the environment's (`STAGECRAFT_MAX_*`) apply; a request's own come last. */
   limits?: Partial<RunLimits>;
   /** Whether to pick up unfinished runs at start-up (default true). */
   resume?: boolean;
@@ -59,6 +61,7 @@ function gatewayOf(shell: ShellPorts, options: ConversationOptions): ModelGatewa
 export async function startConversation(shell: ShellPorts, options: ConversationOptions): Promise<Conversation> {
   const gateway = gatewayOf(shell, options);
   const scale = scaleFromEnv(shell.env);
+  const limits = limitsFromEnv(shell.env, { ...DEFAULT_RUN_LIMITS, ...options.limits });
   const leases: LeasePorts = {
     leases: await leasesFor(shell.bus, shell.prefix, scale.leaseTtlMs),
     // Host and process in the name, so an operator reading a lease knows whose it is.
@@ -77,7 +80,7 @@ export async function startConversation(shell: ShellPorts, options: Conversation
     clock: shell.clock,
     newId: shell.newId,
     logger: shell.logger,
-    limits: { ...DEFAULT_RUN_LIMITS, ...options.limits },
+    limits,
     compaction: options.compaction === 'off' ? null : compactionFromEnv(shell.env, { ...DEFAULT_COMPACTION, ...options.compaction }),
     projectRoots: shell.projectRoots,
     afterCommit: crashAfterCommit(shell),

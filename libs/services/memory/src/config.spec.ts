@@ -8,7 +8,10 @@ describe('the memory service’s configuration', () => {
   beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'stagecraft-prices-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const table = { 'gpt-4o-mini': { promptPerMTok: 0.15, completionPerMTok: 0.6 } };
+  const table = {
+    'gpt-4o-mini': { promptPerMTok: 0.15, completionPerMTok: 0.6 },
+    'gpt-c': { promptPerMTok: 2, cachedPromptPerMTok: 0.2, completionPerMTok: 8 },
+  };
 
   it('defaults to no prices, a ten-minute stuck threshold and a wait just under the 30 s request timeout', () => {
     expect(memoryConfigFromEnv({})).toEqual({ prices: {}, stuckAfterMs: DEFAULT_STUCK_AFTER_MS, waitMs: 29_000 });
@@ -40,6 +43,11 @@ describe('the memory service’s configuration', () => {
       'a negative price',
       { STAGECRAFT_PRICES: '{"m": {"promptPerMTok": -1, "completionPerMTok": 1}}' },
       ['STAGECRAFT_PRICES', 'm', 'promptPerMTok'],
+    ],
+    [
+      'a negative cached price',
+      { STAGECRAFT_PRICES: '{"m": {"promptPerMTok": 1, "cachedPromptPerMTok": -0.1, "completionPerMTok": 1}}' },
+      ['STAGECRAFT_PRICES', 'm', 'cachedPromptPerMTok'],
     ],
     ['a misspelt field', { STAGECRAFT_PRICES: '{"m": {"promptPerMtok": 1, "completionPerMTok": 1}}' }, ['STAGECRAFT_PRICES', 'm']],
     ['inline text that is not JSON', { STAGECRAFT_PRICES: '{"m": ' }, ['STAGECRAFT_PRICES']],

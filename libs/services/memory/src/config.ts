@@ -51,7 +51,8 @@ function pricesFrom(value: string | undefined, readFile: (path: string) => strin
 
 /**
  * The memory service's settings, from the environment its composition root was given: prices
- * (`STAGECRAFT_PRICES`, `{ "<model>": { "promptPerMTok": n, "completionPerMTok": n } }`), the stuck
+ * (`STAGECRAFT_PRICES`, `{ "<model>": { "promptPerMTok": n, "cachedPromptPerMTok"?: n, "completionPerMTok": n } }`;
+ * cached prompt tokens cost the prompt price when a model has no cached price), the stuck
  * threshold (`STAGECRAFT_STUCK_AFTER_MS`, default ten minutes), and the request timeout a wait for a
  * position stays within. A bad value stops start-up with a message that names the variable.
  */

@@ -8,6 +8,7 @@ import {
 } from '@stagecraft/contracts';
 import { readEvents } from '@stagecraft/event-store';
 import type { RequestContext } from '@stagecraft/messaging';
+import type { RunLimits } from '@stagecraft/run';
 import { checkProjectRoot } from '@stagecraft/tools';
 import { checkConversationProject } from './conversation-owner';
 import type { Conversation } from '../dependencies';
@@ -49,7 +50,7 @@ export async function send(
     projectRoot,
     historyThrough: last ? Number(last.revision) : undefined,
     compaction: ports.compaction ?? undefined,
-    limits: ports.limits,
+    limits: limitsFor(request, ports.limits),
     approve,
     prior,
     at: ports.clock().toISOString(),
@@ -57,4 +58,13 @@ export async function send(
   await decideAndAppend(ports, log, input, knowledge);
   void registry.drive(log, knowledge);
   return { runId, conversationId };
+}
+
+/**
+ * The bounds the run starts with: the request's over the service's settings. They are recorded in
+ * `RunStarted.limits`, and a resumed or taken-over run keeps them whatever the replica's settings.
+ */
+function limitsFor({ limits }: ConversationSendRequest, settings: RunLimits): RunLimits {
+  const asked = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
+  return { ...settings, ...asked };
 }

@@ -1,0 +1,32 @@
+import { DEFAULT_RUN_LIMITS } from '@stagecraft/run';
+import { limitsFromEnv } from './limits-config';
+
+describe('run limits from the environment', () => {
+  it('keeps the base when unset or empty', () => {
+    expect(limitsFromEnv({}, DEFAULT_RUN_LIMITS)).toEqual(DEFAULT_RUN_LIMITS);
+    expect(limitsFromEnv({ STAGECRAFT_MAX_TOOL_ROUNDS: ' ' }, DEFAULT_RUN_LIMITS)).toEqual(DEFAULT_RUN_LIMITS);
+  });
+
+  it('reads both variables over the base, leaving the other bounds alone', () => {
+    const base = { ...DEFAULT_RUN_LIMITS, maxToolIterations: 7 };
+    expect(limitsFromEnv({ STAGECRAFT_MAX_DELIVERY_CHECKS: '5' }, base)).toEqual({ ...base, maxDeliveryChecks: 5 });
+    expect(limitsFromEnv({ STAGECRAFT_MAX_TOOL_ROUNDS: '200', STAGECRAFT_MAX_DELIVERY_CHECKS: '1' }, base)).toEqual({
+      ...DEFAULT_RUN_LIMITS,
+      maxToolIterations: 200,
+      maxDeliveryChecks: 1,
+    });
+  });
+
+  it.each([
+    ['STAGECRAFT_MAX_TOOL_ROUNDS', 'many'],
+    ['STAGECRAFT_MAX_TOOL_ROUNDS', '0'],
+    ['STAGECRAFT_MAX_TOOL_ROUNDS', '201'],
+    ['STAGECRAFT_MAX_TOOL_ROUNDS', '2.5'],
+    ['STAGECRAFT_MAX_DELIVERY_CHECKS', '21'],
+    ['STAGECRAFT_MAX_DELIVERY_CHECKS', '-1'],
+  ])('refuses %s=%s with a VALIDATION error naming it', (name, value) => {
+    expect(() => limitsFromEnv({ [name]: value }, DEFAULT_RUN_LIMITS)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ path: [name] })] }),
+    );
+  });
+});
