@@ -1,11 +1,10 @@
-import { hostname } from 'node:os';
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
 import { ConnectRetry, MessageBus, NatsAuth, connectNatsBus, createInprocBus } from '@stagecraft/messaging';
 import { stopTracing } from '@stagecraft/telemetry';
 import { ShellConfig } from './config';
 import { composePorts } from './compose-ports';
-import { ProcessInstance, ServiceDefinition, ShellPorts } from './ports';
+import { ProcessInstance, ServiceDefinition, ShellPorts, processInstance } from './ports';
 import { RunningServices, StopOptions, startServices } from './start-services';
 
 export interface HostOptions {
@@ -69,5 +68,5 @@ export async function startHost(options: HostOptions): Promise<Host> {
  * process, and unless it says otherwise, this is what it is. Service apps pass theirs from `main`.
  */
 export function embeddingProcess(): ProcessInstance {
-  return { hostname: hostname(), pid: process.pid, crash: () => process.kill(process.pid, 'SIGKILL') };
+  return processInstance(process);
 }

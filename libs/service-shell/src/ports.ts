@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ServiceName } from '@stagecraft/contracts';
 import { EventStore } from '@stagecraft/event-store';
 import { MessageBus, Requester } from '@stagecraft/messaging';
@@ -14,6 +15,13 @@ export interface ProcessInstance {
   /** Ends the process at once, as a power cut would (fault-injection tests only). */
   crash(): void;
 }
+
+/** The process `proc` as the instance its services see: its host, its pid, and a crash that kills it at once. */
+export const processInstance = (proc: NodeJS.Process): ProcessInstance => ({
+  hostname: hostname(),
+  pid: proc.pid,
+  crash: () => proc.kill(proc.pid, 'SIGKILL'),
+});
 
 /** Everything a service module may be given by its composition root. */
 export interface ShellPorts {

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import { toErrorReply } from '@stagecraft/contracts';
 import { EventStore, openEventStore } from '@stagecraft/event-store';
@@ -8,7 +7,7 @@ import type { Logger } from 'pino';
 import { ShellConfig, loadShellConfig } from './config';
 import { composePorts } from './compose-ports';
 import { LifecyclePhase, PROCESS_EXIT, exitCodeOfStartFailure, notServingChecks, within } from './lifecycle';
-import { ProcessInstance, ServiceDefinition } from './ports';
+import { ProcessInstance, ServiceDefinition, processInstance } from './ports';
 import { startProbeServer } from './probe-server';
 import { DependencyTargets, checkDependencies, dependencyTargets } from './readiness';
 import { RunningServices, startServices } from './start-services';
@@ -37,7 +36,7 @@ export interface ServiceProcessHooks {
 export function processHooks(proc: NodeJS.Process): ServiceProcessHooks {
   return {
     env: proc.env,
-    instance: { hostname: hostname(), pid: proc.pid, crash: () => proc.kill(proc.pid, 'SIGKILL') },
+    instance: processInstance(proc),
     exit: (code) => proc.exit(code),
     onStopSignal: (stop) => {
       proc.once('SIGTERM', () => stop('SIGTERM'));
