@@ -12,6 +12,9 @@ export const RUN_LIMIT_RANGES = {
   maxToolIterations: { min: 1, max: 200 },
   maxDeliveryChecks: { min: 1, max: 20 },
 } as const;
+
+/** The context windows a service may be set to (`STAGECRAFT_CONTEXT_WINDOW`, tokens). */
+export const CONTEXT_WINDOW_RANGE = { min: 4096, max: 2_000_000 } as const;
 const limitIn = ({ min, max }: { min: number; max: number }) => z.number().int().min(min).max(max);
 
 /** Bounds asked for one run; each one left out is the service's setting. An unknown bound is refused, not ignored. */

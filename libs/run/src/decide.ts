@@ -30,9 +30,9 @@ export const runDecider: Decider<RunState, RunInput, PendingEvent, DecideContext
 };
 
 function decide(input: RunInput, state: RunState, given: DecideContext): readonly PendingEvent[] {
-  // A run keeps the bounds it started with, whoever drives it later.
+  // A run keeps the bounds it started with, whoever drives it later (a bound older logs lack is the driver's).
   const recorded = state.status === 'new' ? (input.type === 'RunRequested' ? input.limits : undefined) : state.start.limits;
-  const context = recorded ? { ...given, limits: recorded } : given;
+  const context = recorded ? { ...given, limits: { ...given.limits, ...recorded } } : given;
   const decision = new RunDecision(state);
   if (state.status === 'cancelled' && input.type !== 'RunContinued') {
     recordLate(input, state, decision);

@@ -7,6 +7,7 @@ import {
   CompactionSettings,
   DelegationState,
   ErrorCode,
+  EventData,
   EventRange,
   HistorySummary,
   ModelCallMeta,
@@ -17,7 +18,6 @@ import {
   ToolResult,
   UserMode,
 } from '@stagecraft/contracts';
-import { RunLimits } from './limits';
 import { ModelRequestRecord, ModelResponse, PriorTurns } from './state';
 
 /** What went wrong, as the error reply that reported it. */
@@ -46,7 +46,7 @@ export type RunInput =
       /** The turns `historyThrough` refers to, as the shell loaded them (absent: none). */
       prior?: PriorTurns;
       /** The bounds the run keeps for its whole life (recorded in `RunStarted`); absent: whatever each decision is given. */
-      limits?: RunLimits;
+      limits?: EventData<'RunStarted'>['limits'];
       /** Which tool calls wait for a person (recorded in `RunStarted`, never changed); absent: none. */
       approve?: ApprovalPolicy;
       /** Set when the run is an agent of a workflow: every prompt of the run is assembled with it. */

@@ -4,6 +4,8 @@ export interface RunLimits {
   maxDeliveryChecks: number;
   maxCorrectionsPerStage: number;
   maxDelegationDepth: number;
+  /** Tokens every request of the run must fit in: the window of the smallest model the run may ask. */
+  contextWindow: number;
 }
 
 /**
@@ -16,4 +18,5 @@ export const DEFAULT_RUN_LIMITS: RunLimits = {
   maxDeliveryChecks: 3,
   maxCorrectionsPerStage: 2,
   maxDelegationDepth: 3,
+  contextWindow: 128_000,
 };

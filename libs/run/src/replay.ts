@@ -32,7 +32,7 @@ const stored = (event: PendingEvent | null) =>
 export function replayRun(recorded: readonly RecordedRunEvent[], defaults: RunLimits, prior: PriorTurns = NO_PRIOR_TURNS): ReplayResult {
   const first = recorded[0];
   // A run that recorded its bounds is decided again with them; an older one with the defaults given.
-  const limits = (first?.type === 'RunStarted' && first.data.limits) || defaults;
+  const limits = { ...defaults, ...(first?.type === 'RunStarted' ? first.data.limits : undefined) };
   const knowledge = recordedKnowledge(recorded);
   const copied = copiedHead(recorded);
   let state: RunState = withPrior(foldRun(recorded.slice(0, copied)), prior);

@@ -37,6 +37,8 @@ export const runEventSchemas = {
         maxDeliveryChecks: z.number().int().min(0),
         maxCorrectionsPerStage: z.number().int().min(0),
         maxDelegationDepth: z.number().int().min(0),
+        /** Tokens every request of the run must fit in (`STAGECRAFT_CONTEXT_WINDOW`); absent in older logs: the driver's. */
+        contextWindow: z.number().int().min(1024).optional(),
       })
       .optional(),
     /** The run this one was forked from: its events up to this revision are copied at the head of this stream. */

@@ -1,4 +1,4 @@
-import { RUN_LIMIT_RANGES, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
+import { CONTEXT_WINDOW_RANGE, RUN_LIMIT_RANGES, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
 import type { RunLimits } from '@stagecraft/run';
 import { z } from 'zod';
 
@@ -9,6 +9,8 @@ const LimitsEnv = z.object({
   STAGECRAFT_MAX_TOOL_ROUNDS: within(RUN_LIMIT_RANGES.maxToolIterations),
   /** Delivery gates a run may go through before QA takes what there is (`maxDeliveryChecks`). */
   STAGECRAFT_MAX_DELIVERY_CHECKS: within(RUN_LIMIT_RANGES.maxDeliveryChecks),
+  /** Tokens every request must fit in (`contextWindow`): the window of the smallest model the service asks. */
+  STAGECRAFT_CONTEXT_WINDOW: within(CONTEXT_WINDOW_RANGE),
 });
 
 /**
@@ -23,10 +25,11 @@ export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>,
     const detail = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new StagecraftError('VALIDATION', `invalid configuration: ${detail}`, issues);
   }
-  const { STAGECRAFT_MAX_TOOL_ROUNDS: rounds, STAGECRAFT_MAX_DELIVERY_CHECKS: checks } = parsed.data;
+  const { STAGECRAFT_MAX_TOOL_ROUNDS: rounds, STAGECRAFT_MAX_DELIVERY_CHECKS: checks, STAGECRAFT_CONTEXT_WINDOW: window } = parsed.data;
   return {
     ...base,
     ...(rounds !== undefined && { maxToolIterations: rounds }),
     ...(checks !== undefined && { maxDeliveryChecks: checks }),
+    ...(window !== undefined && { contextWindow: window }),
   };
 }
