@@ -10,7 +10,15 @@ export const DeliveryState = z.enum(['DONE', 'NEEDS_WORK']);
 export type DeliveryState = z.infer<typeof DeliveryState>;
 
 /** Read-only tools, the codebase index's (`find_symbol`, `list_entry_points`, `search_index`) among them. */
-export const ReadOnlyToolName = z.enum(['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index']);
+export const ReadOnlyToolName = z.enum([
+  'read_file',
+  'list_dir',
+  'search_code',
+  'find_symbol',
+  'list_entry_points',
+  'search_index',
+  'read_tool_output',
+]);
 export const WriteToolName = z.enum(['write_file', 'apply_patch']);
 export const ExecuteToolName = z.enum(['run_command']);
 /** Memory operations as tools: offered where the stage policy grants the operation (`memory_<operation>`). */

@@ -6,8 +6,17 @@ import { Usage } from './qa';
 export const EventRange = z.object({ stream: NonBlank, from: z.number().int().min(0), to: z.number().int().min(0) });
 export type EventRange = z.infer<typeof EventRange>;
 
-/** One part of a summary: short items, and the events they were taken from. */
-export const SummarySection = z.object({ items: z.array(z.string()), sources: z.array(EventRange) });
+/**
+ * One part of a summary: short items, and the events they were taken from. `origins` (summaries of
+ * version 2) says where each item came from, in the order of `items`; null for an item carried over
+ * from a summary that did not say.
+ */
+export const SummarySection = z
+  .object({ items: z.array(z.string()), sources: z.array(EventRange), origins: z.array(EventRange.nullable()).optional() })
+  .refine((s) => s.origins === undefined || s.origins.length === s.items.length, {
+    message: 'origins must give one range (or null) per item',
+    path: ['origins'],
+  });
 export type SummarySection = z.infer<typeof SummarySection>;
 
 /** Seed 002 §7.2: what older turns come down to. Never carries `<ide_reasoning>`. */
@@ -34,6 +43,12 @@ export const CompactionSettings = z.object({
   maxTokens: z.number().int().min(256),
   /** About this many tokens of the latest messages stay verbatim after a compaction. */
   keepRecentTokens: z.number().int().min(0),
+  /**
+   * How the extractive summary keeps items. Absent (every log from before it) or 1: the first goals and
+   * the latest of the rest, by count. 2: every turn's goal and answer, the rest by importance under a
+   * size budget, each item citing its events. Recorded so that a replay re-decides with the same rule.
+   */
+  summaryVersion: z.union([z.literal(1), z.literal(2)]).optional(),
 });
 export type CompactionSettings = z.infer<typeof CompactionSettings>;
 

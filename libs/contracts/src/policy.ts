@@ -36,6 +36,20 @@ export const StagePolicy = z.object({
   }),
   toolLoop: z.boolean().describe('whether tool calls from the model are executed in this stage'),
   memory: z.array(MemoryOperation).optional().describe('memory operations offered as tools in this stage; absent means none'),
+  offered: z
+    .array(ToolName)
+    .optional()
+    .describe(
+      'the tools every model request of the run offers, the same in each stage so that requests share their prefix; the stage may call only `tools`, and a stage with none is asked with tool_choice "none". Absent (older logs): `tools` where the stage runs a tool loop, else none',
+    ),
+  runPrompts: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'how many of the leading `prompts` are the same in every stage of the run: a split assembly puts them in the system message, the rest after the history. Absent: none',
+    ),
 });
 export type StagePolicy = z.infer<typeof StagePolicy>;
 

@@ -61,11 +61,18 @@ export const PromptAssembleRequest = z.object({
     .max(4000)
     .optional()
     .describe("the project's layout and entry points from its codebase index (warmup); absent or empty adds nothing"),
+  layout: z
+    .enum(['whole', 'split'])
+    .optional()
+    .describe(
+      'absent or `whole`: all in `system`; `split`: what is the same for the whole run (the policy\'s `runPrompts` leading prompts, run-wide contributors) in `system`, the rest in `stage`, sent after the history (docs/decisions/0052)',
+    ),
 });
 export type PromptAssembleRequest = z.infer<typeof PromptAssembleRequest>;
 
 export const PromptAssembleReply = z.object({
   system: z.string(),
+  stage: z.string().optional().describe('with `layout: split`: the per-stage part, sent as the last message; absent: all of it is in `system`'),
   promptIds: z.array(z.string()),
   hash: z.string().regex(/^[a-f0-9]{64}$/),
 });

@@ -66,6 +66,8 @@ export const RunRecord = z.object({
   /** The run's own model calls, its history compactions' and its reviewer's. */
   modelCalls: z.number().int().min(0),
   tokens: TokensByModel,
+  /** How many times the run compacted its history (`HistoryCompacted`): each starts a new prompt prefix. Absent when it never did. */
+  compactions: z.number().int().min(1).optional(),
   /** Once `DONE`, never turned back. */
   deliveryState: DeliveryState.nullable(),
   qaVerdict: QAReport.shape.verdict.nullable(),

@@ -27,6 +27,8 @@ export interface CompleteOptions {
   /** Called with each piece of streamed text, in order. */
   onDelta?: (text: string) => void;
   signal?: AbortSignal;
+  /** `none`: the tools are offered (so the request's prefix stays the run's) but the model is asked to call none. */
+  toolChoice?: 'none';
 }
 
 /** The one way Stagecraft talks to a model; failures are StagecraftErrors (UNAVAILABLE, TIMEOUT, CONFIGURATION, INTERNAL). */

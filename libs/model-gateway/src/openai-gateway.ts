@@ -52,12 +52,12 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
     meta: ModelCallMeta,
     messages: ChatMessage[],
     tools: ToolSpec[],
-    { onDelta, signal }: CompleteOptions,
+    { onDelta, signal, toolChoice }: CompleteOptions,
   ): Promise<Completion> {
     const body = {
       model: modelFor(meta.stage),
       messages: messages.map(toOpenAiMessage),
-      ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool) } : {}),
+      ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool), ...(toolChoice ? { tool_choice: toolChoice } : {}) } : {}),
     };
     const requestOptions = { headers: modelHeaders(meta), signal };
     if (!stream) {

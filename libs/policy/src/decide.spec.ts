@@ -1,7 +1,7 @@
 import { DelegationState, MemoryOperation, PolicyDecideRequest, Stage, StagePolicy, ToolName, UserMode } from '@stagecraft/contracts';
 import { decideStagePolicy } from './decide';
 
-const READ: ToolName[] = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index'];
+const READ: ToolName[] = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index', 'read_tool_output'];
 const ALL: ToolName[] = [...READ, 'write_file', 'apply_patch', 'run_command'];
 const ACTING_MEMORY: MemoryOperation[] = ['recall', 'retain', 'reflect'];
 const ACTING_TOOLS: ToolName[] = [...ALL, 'memory_recall', 'memory_retain', 'memory_reflect'];
@@ -15,7 +15,13 @@ interface StageRow {
   reasoning: { rule: 'macro' | 'micro'; prompt: string };
 }
 
-const AGENT = ['base/system', 'base/project_root_context', 'agent/mode_addition'];
+const AGENT = [
+  'base/system',
+  'base/project_root_context',
+  'agent/mode_addition',
+  'agent/tool_loop_context',
+  'agent/user_input_request_block',
+];
 const CHAT = ['base/system', 'base/project_root_context', 'chat/mode_addition'];
 const agentMicro = { rule: 'micro', prompt: 'agent/reasoning_micro' } as const;
 const chatMicro = { rule: 'micro', prompt: 'chat/reasoning_micro' } as const;
@@ -34,14 +40,14 @@ const expected: Record<UserMode, Record<Stage, StageRow>> = {
       tools: ACTING_TOOLS,
       memory: ACTING_MEMORY,
       head: AGENT,
-      stagePrompts: ['agent/tool_loop_context', 'agent/user_input_request_block', 'agent/act'],
+      stagePrompts: ['agent/act'],
       reasoning: agentMicro,
     },
     tool_followup: {
       tools: ACTING_TOOLS,
       memory: ACTING_MEMORY,
       head: AGENT,
-      stagePrompts: ['agent/tool_loop_context', 'agent/user_input_request_block', 'agent/tool_followup'],
+      stagePrompts: ['agent/tool_followup'],
       reasoning: agentMicro,
     },
     delivery_check: { tools: [], memory: [], head: AGENT, stagePrompts: ['agent/delivery_gate'], reasoning: agentMicro },
@@ -95,6 +101,9 @@ function expectedPolicy(c: (typeof cases)[number]): StagePolicy {
     reasoning: c.reasoningEnabled ? { rule: row.reasoning.rule, required: true } : { rule: 'none', required: false },
     toolLoop: row.tools.length > 0,
     memory: row.memory,
+    // Every request of a run offers the acting stages' tools (docs/decisions/0052); the reviewer only its own.
+    offered: c.stage === 'qa_review' ? row.tools : expected[c.userMode].act.tools,
+    runPrompts: c.stage === 'qa_review' ? 0 : row.head.length,
   };
 }
 

@@ -1,6 +1,6 @@
-import { PolicyDecideRequest, StagePolicy } from '@stagecraft/contracts';
+import { PolicyDecideRequest, Stage, StagePolicy } from '@stagecraft/contracts';
 import { assertPolicyInvariants } from './invariants';
-import { promptsFor } from './prompt-ids';
+import { promptsFor, runPromptCount } from './prompt-ids';
 import { memoryFor, reasoningFor, toolClassesFor } from './stage-rules';
 import { memoryToolOf, toolsOfClasses } from './tool-classes';
 
@@ -13,10 +13,9 @@ import { memoryToolOf, toolsOfClasses } from './tool-classes';
  * `base/delegation_context`, after the stage prompts, which frames the work as a delegated task to hand back.
  */
 export function decideStagePolicy(request: PolicyDecideRequest): StagePolicy {
-  const { userMode, reasoningEnabled, stage, delegation, workflowAgentType } = request;
+  const { userMode, reasoningEnabled, stage, delegation } = request;
   const memory = memoryFor(userMode, stage);
-  // Memory operations are offered as tools after the class-granted ones, exactly where the stage grants them.
-  const tools = [...toolsOfClasses(toolClassesFor(userMode, stage, workflowAgentType)), ...memory.map(memoryToolOf)];
+  const tools = stageTools(request, stage);
   const reasoning = reasoningFor(userMode, stage, reasoningEnabled);
   const policy: StagePolicy = {
     userMode,
@@ -28,7 +27,16 @@ export function decideStagePolicy(request: PolicyDecideRequest): StagePolicy {
     reasoning,
     toolLoop: tools.length > 0,
     memory,
+    // The reviewer is asked on its own: it offers exactly what it may call.
+    offered: stage === 'qa_review' ? [...tools] : stageTools(request, 'act'),
+    runPrompts: runPromptCount(userMode, stage),
   };
   assertPolicyInvariants(request, policy);
   return policy;
 }
+
+/** Memory operations are offered as tools after the class-granted ones, exactly where the stage grants them. */
+const stageTools = ({ userMode, workflowAgentType }: PolicyDecideRequest, stage: Stage) => [
+  ...toolsOfClasses(toolClassesFor(userMode, stage, workflowAgentType)),
+  ...memoryFor(userMode, stage).map(memoryToolOf),
+];

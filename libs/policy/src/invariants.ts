@@ -27,7 +27,20 @@ export function policyViolations(request: PolicyDecideRequest, policy: StagePoli
   if (policy.tools.length > 0 && !policy.toolLoop) violations.push('tools are offered but never executed');
   if ((policy.memory ?? []).length > 0 && !policy.toolLoop) violations.push('memory is offered but never executed');
   if (policy.stage === 'qa_review' && (policy.memory ?? []).some((op) => op !== 'recall')) violations.push('qa_review may write memory');
-  violations.push(...reasoningViolations(policy));
+  violations.push(...reasoningViolations(policy), ...layoutViolations(policy));
+  return violations;
+}
+
+/** What a request offers and what its system message holds: the same in every stage, never more than the stage's rules allow to run. */
+function layoutViolations(policy: StagePolicy): string[] {
+  const violations: string[] = [];
+  const offered = policy.offered ?? policy.tools;
+  if (policy.tools.some((t) => !offered.includes(t))) violations.push('a tool the stage may call is not offered');
+  if (policy.stage === 'qa_review' && offered.some((t) => !policy.tools.includes(t))) violations.push('qa_review offers a tool it may not call');
+  if (policy.userMode === 'chat' && offered.length > 0) violations.push('chat offers tools');
+  const runPrompts = policy.prompts.slice(0, policy.runPrompts ?? 0);
+  if ((policy.runPrompts ?? 0) > policy.prompts.length) violations.push('more run prompts than prompts');
+  if (runPrompts.some(isReasoningPrompt)) violations.push('the reasoning prompt is among the prompts every stage shares');
   return violations;
 }
 

@@ -15,6 +15,7 @@ describe('tool classes', () => {
     ['find_symbol', 'read_only'],
     ['list_entry_points', 'read_only'],
     ['search_index', 'read_only'],
+    ['read_tool_output', 'read_only'],
     ['write_file', 'write'],
     ['apply_patch', 'write'],
     ['run_command', 'execute'],
@@ -37,6 +38,7 @@ describe('tool classes', () => {
       'find_symbol',
       'list_entry_points',
       'search_index',
+      'read_tool_output',
       'run_command',
     ]);
     expect(toolsOfClasses([])).toEqual([]);

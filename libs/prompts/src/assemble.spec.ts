@@ -54,6 +54,53 @@ describe('assemblePrompt', () => {
     expect(reply.promptIds).toEqual([...policy.prompts, 'contributor:a-mid', 'contributor:b-mid', 'contributor:zz-late']);
   });
 
+  describe('split layout (docs/decisions/0052)', () => {
+    const split: PromptAssembleRequest = { ...request, policy: { ...policy, runPrompts: 2 }, layout: 'split' };
+    const contributors = createContributorRegistry([section('role', 10, '## Role', { runWide: true }), section('memory', 5)]);
+
+    it('puts the run prompts and run-wide sections in system, and the rest, in the same order, in stage', () => {
+      const reply = assemblePrompt(repo, split, contributors);
+      expect(reply.system).toBe('You are Stagecraft.\n\nRoot: /repo\n\n## Role\n');
+      expect(reply.stage).toBe(
+        [
+          'Tools: read_file ok\nLast: NEEDS_WORK',
+          'Reason in 3-8 bullets.',
+          '## memory',
+          '<delegate-reasoning>Specialist active (8 chars)</delegate-reasoning>\n<intermediate>Internal reasoning</intermediate>\n<return-control>Returning to main agent</return-control>',
+        ].join('\n\n') + '\n',
+      );
+      expect(reply.promptIds).toEqual([...policy.prompts, 'contributor:memory', 'contributor:role']);
+      expect(reply.hash).toBe(createHash('sha256').update(`${reply.system}\u0000${reply.stage}`).digest('hex'));
+    });
+
+    it('keeps system byte-identical while the per-step values change, and the whole layout as it was', () => {
+      const later = assemblePrompt(repo, { ...split, variables: { ...variables, tool_summary: '1. read_file ok\n2. write_file ok' } }, contributors);
+      const first = assemblePrompt(repo, split, contributors);
+      expect(later.system).toBe(first.system);
+      expect(later.stage).not.toBe(first.stage);
+      expect(later.hash).not.toBe(first.hash);
+      const whole = assemblePrompt(repo, request, contributors);
+      expect(whole.stage).toBeUndefined();
+      expect(whole.system).toContain('Tools: read_file ok');
+    });
+
+    it('gives the real policies of one run the same system message in every stage but QA', () => {
+      const real = createPromptRepository([
+        { id: 'base/system', body: 'Base.' },
+        { id: 'base/project_root_context', body: 'Root: {{project_root}}' },
+        { id: 'agent/mode_addition', body: 'Agent mode.' },
+        { id: 'agent/tool_loop_context', body: 'Tools.' },
+        { id: 'agent/user_input_request_block', body: 'Proceed.' },
+      ]);
+      const systems = (['warmup', 'act', 'tool_followup', 'delivery_check'] as const).map((stage) => {
+        const p = decideStagePolicy({ userMode: 'agent', reasoningEnabled: true, stage, delegation: { depth: 0, chain: [] } });
+        const withKnown = { ...p, prompts: p.prompts.slice(0, p.runPrompts) };
+        return assemblePrompt(real, { policy: withKnown, variables, instructions: [], agentType: 'main', layout: 'split' }).system;
+      });
+      expect(new Set(systems)).toEqual(new Set(['Base.\n\nRoot: /repo\n\nAgent mode.\n\nTools.\n\nProceed.\n']));
+    });
+  });
+
   it('hashes the exact bytes of the system prompt with sha256', () => {
     const reply = assemblePrompt(repo, request);
     expect(reply.hash).toBe(createHash('sha256').update(reply.system).digest('hex'));

@@ -89,7 +89,8 @@ describe('the prompt inventory under prompts/', () => {
       const reply = assemblePrompt(repo, { policy, variables, instructions, agentType: 'main' }, defaultContributors());
       expect(reply.system).not.toContain('{{');
       expect(reply.promptIds.slice(0, policy.prompts.length)).toEqual(policy.prompts);
-      expect(reply.system.includes('## Episodic memory')).toBe((policy.memory ?? []).length > 0);
+      // Memory guidance follows the memory tools every request of the run offers (docs/decisions/0052).
+      expect(reply.system.includes('## Episodic memory')).toBe((policy.offered ?? []).some((t) => t.startsWith('memory_')));
       expect(reply.system.includes('## Specialist brief')).toBe(policy.delegation.depth > 0);
     }
   });

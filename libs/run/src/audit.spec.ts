@@ -160,7 +160,8 @@ describe('auditRun, only ticket agents write (docs/decisions/0036)', () => {
     expect(findings.length).toBeGreaterThan(0);
     expect(findings[0]).toEqual(
       expect.objectContaining({
-        index: at(events, (e) => e.type === 'StageEntered' && e.data.policy?.tools.includes('write_file') === true),
+        // Offered counts too: every request of the run offers the acting stages' tools (docs/decisions/0052).
+        index: at(events, (e) => e.type === 'StageEntered' && e.data.policy?.offered?.includes('write_file') === true),
       }),
     );
     expect(findings[0].message).toContain('write_file');

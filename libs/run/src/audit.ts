@@ -2,8 +2,10 @@ import { ReadOnlyToolName, StagePolicy } from '@stagecraft/contracts';
 import { isGated } from './approvals';
 import { isReasoningPrompt, toolClassOf, writesProject } from '@stagecraft/policy';
 import { containsReasoning, findBlocks } from '@stagecraft/reasoning';
+import { messagesWithOutputs } from './evolve';
 import { RecordedRunEvent } from './replay';
 import { isActing } from './rules';
+import { offeredTools } from './next-step';
 
 export type Invariant =
   | 'starts-with-run-started'
@@ -41,7 +43,9 @@ export const reasoningText = (recorded: { text?: string }, responseContent: stri
  * reads only and changes no answer, a `DONE` that stays, and no gated tool call (`approve`) that
  * ran without a person's approval before it. Each finding names the event.
  */
-export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
+export function auditRun(recorded: readonly RecordedRunEvent[]): AuditFinding[] {
+  // A tool result held by reference is checked as the model was sent it.
+  const events = messagesWithOutputs(recorded);
   const findings: AuditFinding[] = [];
   const flag = (index: number, invariant: Invariant, message: string) =>
     findings.push({ index, type: events[index]?.type ?? '', invariant, message });
@@ -80,7 +84,7 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
         if (stage === 'delivery_check' && (tools.length > 0 || toolLoop))
           flag(i, 'tools-by-stage', `delivery_check offers ${tools.join(', ')}`);
         // docs/decisions/0036: a workflow agent other than a ticket agent works in the real root.
-        const writing = tools.filter((t) => ['write', 'execute'].includes(toolClassOf(t)));
+        const writing = [...new Set([...tools, ...(policy.offered ?? [])])].filter((t) => ['write', 'execute'].includes(toolClassOf(t)));
         if (start.agent && !writesProject(start.agent.agentType) && writing.length > 0)
           flag(
             i,
@@ -101,12 +105,19 @@ export function auditRun(events: readonly RecordedRunEvent[]): AuditFinding[] {
       }
       case 'ModelRequested': {
         const offered = [...event.data.toolNames].sort().join(',');
-        const allowed = policy?.toolLoop ? [...policy.tools].sort().join(',') : '';
+        const expected = policy ? offeredTools(policy) : { toolNames: [] };
+        const allowed = [...expected.toolNames].sort().join(',');
         if (policy === null || event.data.stage !== policy.stage || offered !== allowed)
           flag(
             i,
             'tools-by-stage',
-            `request in ${event.data.stage} offered [${offered}]; the ${policy?.stage ?? 'missing'} policy allows [${allowed}]`,
+            `request in ${event.data.stage} offered [${offered}]; the ${policy?.stage ?? 'missing'} policy offers [${allowed}]`,
+          );
+        else if (event.data.toolChoice !== expected.toolChoice)
+          flag(
+            i,
+            'tools-by-stage',
+            `request in ${event.data.stage} offered tools with tool_choice ${event.data.toolChoice ?? 'auto'}; the policy ${policy.toolLoop ? 'runs them' : 'forbids calling them'}`,
           );
         break;
       }

@@ -30,6 +30,7 @@ const smallLimits: fc.Arbitrary<RunLimits> = fc.record({
   maxDeliveryChecks: fc.integer({ min: 0, max: 3 }),
   maxCorrectionsPerStage: fc.integer({ min: 0, max: 3 }),
   maxDelegationDepth: fc.integer({ min: 0, max: 3 }),
+  contextWindow: fc.constant(DEFAULT_RUN_LIMITS.contextWindow),
 });
 const limitsArb = fc.oneof(fc.constant(DEFAULT_RUN_LIMITS), smallLimits);
 
@@ -243,8 +244,9 @@ function violations(log: readonly PendingEvent[], limits: RunLimits): string[] {
 function requestProblems(step: RunStep): string[] {
   if (step.kind !== 'call_model') return [];
   const { plan } = step;
-  const problems = requestViolations(plan, plan.policy.prompts, modelMessages(plan, 'system'));
-  if (!plan.policy.toolLoop && plan.toolNames.length > 0) problems.push(`${plan.policy.stage} offers tools without a tool loop`);
+  const problems = requestViolations(plan, plan.policy.prompts, modelMessages(plan, { system: 'system' }));
+  if (!plan.policy.toolLoop && plan.toolNames.length > 0 && plan.toolChoice !== 'none')
+    problems.push(`${plan.policy.stage} lets the model call tools without a tool loop`);
   return problems;
 }
 

@@ -2,6 +2,7 @@ import { ErrorCode, StagePolicy, UserMode } from '@stagecraft/contracts';
 import { RECOVERY_PROMPTS } from '@stagecraft/prompts';
 import { containsReasoning } from '@stagecraft/reasoning';
 import { fold } from '@stagecraft/decider';
+import { decideStagePolicy } from '@stagecraft/policy';
 import { runDecider } from './decide';
 import {
   AT,
@@ -36,7 +37,9 @@ import { RunState } from './state';
 const contextId = (agent: string, sequence: number) => `r1/${agent}/${String(sequence).padStart(3, '0')}/${AT}`;
 const correction = (promptId: string, reason: string) =>
   like('MessageAppended', { role: 'user', kind: 'correction', intermediate: true, content: `${PROMPT(promptId)}\n\n(${reason})` });
-const READ_ONLY = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index'] as const;
+const READ_ONLY = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index', 'read_tool_output'] as const;
+/** What every request of an agent run offers: the acting stages' tools. */
+const ACTING_TOOLS = decideStagePolicy({ userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 0, chain: [] } }).tools;
 
 /** Runs in the stage the name says, built from real decisions. */
 const warmup = given().after(requested());
@@ -99,7 +102,7 @@ describe('decide: the stage machine', () => {
 
   it('moves from warmup to act once the plan is read, keeping the reasoning out of the message', () => {
     warmup.when(reply(`${MACRO}\nI will read src/a.ts.`)).then(
-      like('ModelRequested', { requestId: 'r1.m1', stage: 'warmup', toolNames: [] }),
+      like('ModelRequested', { requestId: 'r1.m1', stage: 'warmup', toolNames: ACTING_TOOLS, toolChoice: 'none' }),
       like('ModelResponded', { requestId: 'r1.m1' }),
       like('ReasoningRecorded', {
         requestId: 'r1.m1',
@@ -209,7 +212,7 @@ describe('decide: the stage machine', () => {
     const { state } = gate
       .when(reply(micro({ delivery: 'DONE' })))
       .then(
-        like('ModelRequested', { stage: 'delivery_check', toolNames: [] }),
+        like('ModelRequested', { stage: 'delivery_check', toolNames: ACTING_TOOLS, toolChoice: 'none' }),
         like('ModelResponded'),
         like('ReasoningRecorded'),
         like('MessageAppended', { role: 'assistant', intermediate: true, stage: 'delivery_check' }),
@@ -951,8 +954,10 @@ describe('nextStep', () => {
         requestId: 'r1.m1',
         record: true,
         policy: { stage: 'warmup' },
-        toolNames: [],
+        toolNames: ACTING_TOOLS,
+        toolChoice: 'none',
         assemble: {
+          layout: 'split',
           policy: { stage: 'warmup' },
           variables: { project_root: '/p', user_input: 'Fix the failing test.', tool_summary: 'No tools have run yet.' },
           instructions: [],
@@ -963,22 +968,15 @@ describe('nextStep', () => {
     });
   });
 
-  it("offers exactly the policy's tools where the stage runs a tool loop, and none elsewhere", () => {
+  it('offers the same tools in every stage of the run, and lets the model call them only where the stage runs a tool loop', () => {
     const offered = (g: { state: RunState }) => {
       const step = stepOf(g);
-      return step.kind === 'call_model' ? step.plan.toolNames : null;
+      return step.kind === 'call_model' ? { toolNames: step.plan.toolNames, toolChoice: step.plan.toolChoice } : null;
     };
-    expect(offered(acting)).toEqual([
-      ...READ_ONLY,
-      'write_file',
-      'apply_patch',
-      'run_command',
-      'memory_recall',
-      'memory_retain',
-      'memory_reflect',
-    ]);
-    expect(offered(gate)).toEqual([]);
-    expect(offered(chat)).toEqual([]);
+    expect(offered(acting)).toEqual({ toolNames: ACTING_TOOLS, toolChoice: undefined });
+    expect(offered(warmup)).toEqual({ toolNames: ACTING_TOOLS, toolChoice: 'none' });
+    expect(offered(gate)).toEqual({ toolNames: ACTING_TOOLS, toolChoice: 'none' });
+    expect(offered(chat)).toEqual({ toolNames: [], toolChoice: undefined });
   });
 
   it("carries the specialist's brief while it speaks", () => {
@@ -1043,28 +1041,28 @@ describe('requestViolations', () => {
 
   it('lets a request out whose prompt matches the reasoning switch', () => {
     const plan = planOf(acting);
-    expect(requestViolations(plan, plan.policy.prompts, modelMessages(plan, 'system'))).toEqual([]);
+    expect(requestViolations(plan, plan.policy.prompts, modelMessages(plan, { system: 'system' }))).toEqual([]);
     const off = planOf(plain);
-    expect(requestViolations(off, off.policy.prompts, modelMessages(off, 'system'))).toEqual([]);
+    expect(requestViolations(off, off.policy.prompts, modelMessages(off, { system: 'system' }))).toEqual([]);
   });
 
   it('finds the reasoning prompt missing when reasoning is required', () => {
     const plan = planOf(acting);
-    expect(requestViolations(plan, ['base/system', 'agent/act'], modelMessages(plan, 'system'))).toEqual([
+    expect(requestViolations(plan, ['base/system', 'agent/act'], modelMessages(plan, { system: 'system' }))).toEqual([
       'the act stage requires reasoning but the prompt carries no reasoning instruction',
     ]);
   });
 
   it('finds a reasoning prompt the user did not enable', () => {
     const plan = planOf(plain);
-    expect(requestViolations(plan, [...plan.policy.prompts, 'agent/reasoning_micro'], modelMessages(plan, 'system'))).toEqual([
+    expect(requestViolations(plan, [...plan.policy.prompts, 'agent/reasoning_micro'], modelMessages(plan, { system: 'system' }))).toEqual([
       'the prompt asks for reasoning the user did not enable',
     ]);
   });
 
   it('finds full reasoning carried back in an assistant message, and only there', () => {
     const plan = planOf(acting);
-    const messages = modelMessages(plan, 'system');
+    const messages = modelMessages(plan, { system: 'system' });
     expect(requestViolations(plan, plan.policy.prompts, [...messages, { role: 'assistant', content: micro() }])).toEqual([
       `message ${messages.length} carries full <ide_reasoning> from an earlier step`,
     ]);
@@ -1088,6 +1086,6 @@ describe('requestViolations', () => {
       'Reading.',
       'Fixed.',
     ]);
-    expect(requestViolations(plan, plan.policy.prompts, modelMessages(plan, 'system'))).toEqual([]);
+    expect(requestViolations(plan, plan.policy.prompts, modelMessages(plan, { system: 'system' }))).toEqual([]);
   });
 });

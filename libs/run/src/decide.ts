@@ -13,6 +13,7 @@ import { PendingEvent } from './pending-event';
 import { Transition, activeAgent, isRefusal, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
 import { InStage, RunState, Running, inStage, initialRunState, withPrior } from './state';
 import { evolveRun } from './evolve';
+import { toolResultView } from './tool-output-view';
 
 export type { DecideContext, Follow } from './decide-context';
 
@@ -98,8 +99,9 @@ function apply(input: RunInput, decision: RunDecision, context: DecideContext): 
       return fail(decision, input.fault);
     case 'ToolAnswered': {
       const call = openCall(decision, input.callId);
+      const shown = toolResultView(expectInStage(decision.state), call, input.result.output);
       decision.add('ToolCallCompleted', completedCall(call.callId, input.result));
-      decision.add('MessageAppended', toolResult(decision, call.modelCallId, input.result.output));
+      decision.add('MessageAppended', toolResult(decision, call.modelCallId, shown.content, shown.outputOf));
       return afterToolResult(decision, input.at, context);
     }
     case 'ToolCallFailed': {
@@ -300,7 +302,7 @@ function resume(decision: RunDecision, at: string, context: DecideContext): void
   if (s.current.stage === 'qa_review' && s.qaReport) return complete(decision);
 }
 
-function toolResult(decision: RunDecision, modelCallId: string, content: string) {
+function toolResult(decision: RunDecision, modelCallId: string, content: string, outputOf?: string) {
   const s = expectInStage(decision.state);
   return {
     messageId: runIds.message(s.start.runId, s.messageCount + 1),
@@ -311,6 +313,7 @@ function toolResult(decision: RunDecision, modelCallId: string, content: string)
     kind: 'tool_result' as const,
     stage: s.current.stage,
     toolCallId: modelCallId,
+    ...(outputOf ? { outputOf } : {}),
   };
 }
 

@@ -14,6 +14,38 @@ export const toChatMessage = (d: EventData<'MessageAppended'>): ChatMessage => (
   ...(d.toolCallId ? { toolCallId: d.toolCallId } : {}),
 });
 
+/**
+ * A tool-result message with its content: one that stands for the output of the `ToolCallCompleted`
+ * before it (`outputOf`, docs/decisions/0049) gets that output; any other is as stored.
+ */
+export function withOutput(
+  d: EventData<'MessageAppended'>,
+  completed: { callId: string; output: string } | undefined,
+): EventData<'MessageAppended'> {
+  if (d.outputOf === undefined) return d;
+  if (completed?.callId !== d.outputOf)
+    throw new StagecraftError('INTERNAL', `message ${d.messageId} stands for the output of ${d.outputOf}, which does not precede it`);
+  return { ...d, content: completed.output };
+}
+
+/**
+ * The run's messages as sent to the model, every one with its content: for readers of a run stream's
+ * raw events (restoring the requests a run sent, audits). A reference that does not resolve (an edited
+ * log, which the hash chain names) is left as stored rather than stopping the reader.
+ */
+export function messagesWithOutputs<E extends { type: string; data: unknown }>(events: readonly E[]): E[] {
+  let completed: { callId: string; output: string } | undefined;
+  return events.map((e) => {
+    if (e.type === 'ToolCallCompleted') {
+      const { callId, output } = e.data as EventData<'ToolCallCompleted'>;
+      completed = { callId, output };
+    }
+    if (e.type !== 'MessageAppended') return e;
+    const data = e.data as EventData<'MessageAppended'>;
+    return data.outputOf === undefined || completed?.callId !== data.outputOf ? e : { ...e, data: withOutput(data, completed) };
+  });
+}
+
 function started(data: EventData<'RunStarted'>): RunState {
   return {
     status: 'running',
@@ -85,7 +117,7 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
       };
     case 'MessageAppended': {
       const message = {
-        message: toChatMessage(event.data),
+        message: toChatMessage(withOutput(event.data, s.lastToolOutput)),
         kind: event.data.kind,
         stream: streams.run(s.start.runId),
         revision: s.events - 1,
@@ -107,11 +139,13 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
     case 'ToolCallCompleted':
     case 'ToolCallRejected': {
       const toolLog = [...s.toolLog, toolLogLine(event)];
-      if (s.current?.step.kind !== 'tools') return { ...s, toolLog };
-      const open = s.current.step.open.filter((c) => c.callId !== event.data.callId);
+      const { callId } = event.data;
+      const recorded =
+        event.type === 'ToolCallCompleted' ? { ...s, toolLog, lastToolOutput: { callId, output: event.data.output } } : { ...s, toolLog };
+      if (s.current?.step.kind !== 'tools') return recorded;
+      const open = s.current.step.open.filter((c) => c.callId !== callId);
       return {
-        ...s,
-        toolLog,
+        ...recorded,
         current: withStep(s.current, open.length ? { kind: 'tools', open: [open[0], ...open.slice(1)] } : { kind: 'ask' }),
       };
     }

@@ -226,6 +226,7 @@ export function requestRecord(plan: ModelCallPlan): ModelRequestRecord {
     stage: plan.policy.stage,
     model: 'test-model',
     toolNames: [...plan.toolNames],
+    ...(plan.toolChoice ? { toolChoice: plan.toolChoice } : {}),
     messageCount: plan.conversation.length + 1,
     tokenEstimate: 1,
     promptHash: '0'.repeat(64),

@@ -1,4 +1,4 @@
-import { ChatMessage } from '@stagecraft/contracts';
+import { ChatMessage, PromptAssembleReply } from '@stagecraft/contracts';
 import { isReasoningPrompt } from '@stagecraft/policy';
 import { containsReasoning } from '@stagecraft/reasoning';
 import { ModelCallPlan } from './next-step';
@@ -23,8 +23,13 @@ export function requestViolations(plan: ModelCallPlan, promptIds: readonly strin
   return problems;
 }
 
-/** The messages a model call sends: the assembled system prompt, then the conversation. */
-export const modelMessages = (plan: ModelCallPlan, system: string): ChatMessage[] => [
-  { role: 'system', content: system },
+/**
+ * The messages a model call sends: the system prompt, the conversation, then the stage's part of the
+ * prompt when it was assembled apart (docs/decisions/0052). Everything before the last message is what
+ * the run's previous request sent, or that plus what happened since: a provider's prompt cache reuses it.
+ */
+export const modelMessages = (plan: ModelCallPlan, assembled: Pick<PromptAssembleReply, 'system' | 'stage'>): ChatMessage[] => [
+  { role: 'system', content: assembled.system },
   ...plan.conversation,
+  ...(assembled.stage ? [{ role: 'system' as const, content: assembled.stage }] : []),
 ];

@@ -13,8 +13,13 @@ export interface ModelCallPlan {
   assemble: PromptAssembleRequest;
   /** Everything after the system prompt: the summary, if any, then the earlier turns and this run's messages after it. */
   conversation: readonly ChatMessage[];
-  /** The tools to offer: exactly the policy's, and none where the stage runs no tool loop. */
+  /**
+   * The tools to offer: the same in every stage of the run (`policy.offered`), so that requests share
+   * their prefix (docs/decisions/0052). Older logs' policies have none: the stage's, where it runs a tool loop.
+   */
   toolNames: StagePolicy['tools'];
+  /** `none` where the stage may call no tool but the run's tools are offered: the model is asked not to call them. */
+  toolChoice?: 'none';
 }
 
 /** The one piece of I/O the run waits for next; the shell turns its outcome into an input. */
@@ -56,10 +61,16 @@ function modelCallPlan(s: InStage): ModelCallPlan {
     requestId: asked ?? runIds.modelRequest(s.start.runId, s.modelRequests + 1),
     record: asked === null,
     policy,
-    assemble: promptRequest(s, policy, activeInstructions(s.delegations)),
+    assemble: promptRequest(s, policy, activeInstructions(s.delegations), 'split'),
     conversation: requestConversation(s),
-    toolNames: policy.toolLoop ? policy.tools : [],
+    ...offeredTools(policy),
   };
+}
+
+/** What a request of this stage offers, and whether the model may call it (the tool service still refuses what the stage forbids). */
+export function offeredTools(policy: StagePolicy): Pick<ModelCallPlan, 'toolNames' | 'toolChoice'> {
+  const toolNames = policy.offered ?? (policy.toolLoop ? policy.tools : []);
+  return !policy.toolLoop && toolNames.length > 0 ? { toolNames, toolChoice: 'none' } : { toolNames };
 }
 
 function toolRequest(

@@ -30,7 +30,9 @@ describe('replayRun', () => {
   });
 
   it('decides a run again under the limits it recorded, whatever the defaults given', () => {
-    const log = recordedRun().map((e) => (e.type === 'RunStarted' ? { ...e, data: { ...e.data, limits: DEFAULT_RUN_LIMITS } } : e));
+    // The run was recorded without a window (its tool results repeat their outputs): only the bounds are added.
+    const bounds = { ...DEFAULT_RUN_LIMITS, contextWindow: undefined };
+    const log = recordedRun().map((e) => (e.type === 'RunStarted' ? { ...e, data: { ...e.data, limits: bounds } } : e));
     expect(replayRun(log, { ...DEFAULT_RUN_LIMITS, maxToolIterations: 0 })).toMatchObject({ identical: true });
   });
 

@@ -108,10 +108,12 @@ export function promptRequest(
   s: Pick<RunProgress, 'start' | 'delegations' | 'toolLog' | 'lastOutcome'>,
   policy: StagePolicy,
   instructions: PromptAssembleRequest['instructions'],
+  layout: PromptAssembleRequest['layout'] = 'whole',
 ): PromptAssembleRequest {
   const { agent } = s.start;
   return {
     policy,
+    ...(layout === 'split' ? { layout } : {}),
     variables: promptVariables(s),
     instructions,
     agentType: promptAgent(s),

@@ -88,6 +88,8 @@ export interface RunProgress {
   /** The latest compaction: its summary stands for the first `replaced` messages of `[...prior.messages, ...history]`. */
   compaction: RunCompaction | null;
   toolLog: readonly string[];
+  /** The latest `ToolCallCompleted`'s output: the tool-result message after it may stand for it (`outputOf`). */
+  lastToolOutput?: { callId: string; output: string };
   lastOutcome: ReasoningOutcome | null;
   deliveryChecks: number;
   deliveryState: DeliveryState | null;

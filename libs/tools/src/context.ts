@@ -48,6 +48,8 @@ export interface ToolContext {
   memory?: MemoryPort;
   /** Vectors for texts (`STAGECRAFT_EMBEDDING_MODEL`): `search_index` ranks by meaning as well as by words when given. */
   embed?: (texts: string[]) => Promise<number[][]>;
+  /** The recorded output of an earlier call of the same run, for `read_tool_output`; null for any other call. */
+  toolOutput?: (callId: string) => Promise<string | null>;
 }
 
 /**

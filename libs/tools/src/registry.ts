@@ -22,6 +22,7 @@ import {
 } from './memory-tools';
 import { ToolOutcome, failed, outcomeOfError } from './outcome';
 import { ReadFileArgs, readFileTool } from './read-file';
+import { ReadToolOutputArgs, readToolOutputTool } from './read-tool-output';
 import { RunCommandArgs, runCommandTool } from './run-command/run-command';
 import { SearchCodeArgs, searchCodeTool } from './search-code';
 import { WriteFileArgs, writeFileTool } from './write-file';
@@ -63,6 +64,12 @@ export const TOOLS: { [N in ToolName]: ToolDefinition<z.ZodType> } = {
       'Search the codebase index (symbol names, doc comments, file paths) for words; faster and more precise than search_code for finding definitions.',
     args: SearchIndexArgs,
     run: searchIndexTool,
+  }),
+  read_tool_output: define({
+    description:
+      'Read lines of an earlier tool result of this run that was shown shortened (head and tail): the callId and line range its note gives.',
+    args: ReadToolOutputArgs,
+    run: readToolOutputTool,
   }),
   write_file: define({ description: 'Create or replace a file with the given content.', args: WriteFileArgs, run: writeFileTool }),
   apply_patch: define({

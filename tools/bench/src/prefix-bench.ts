@@ -15,6 +15,7 @@ async function measure(
   project: string,
   script: (request: RecordedRequest) => ScriptedReply,
   rounds: number,
+  detail: boolean,
 ): Promise<PrefixReport> {
   const server = await startScriptedModelServer({ script });
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-prefix-'));
@@ -39,6 +40,10 @@ async function measure(
         `per request median ${percent(sorted[Math.floor(sorted.length / 2)] ?? 0)}, min ${percent(sorted[0] ?? 0)}; ` +
         `input cost at a 0.1× cached price: ${cachedCostRatio(report, 0.1).toFixed(2)}× of uncached`,
     );
+    if (detail)
+      report.perRequest.forEach((r, i) =>
+        print(`  #${i + 1} ${r.stage}: ${r.chars} chars, ${percent(r.shared / r.chars)} repeated, last message ${r.lastMessageChars} chars`),
+      );
     return report;
   } finally {
     await system.close();
@@ -51,15 +56,15 @@ async function measure(
  * How much of each model request repeats the beginning of the one before it: what a provider's prompt
  * cache can serve at its cached price. A 60-round tool loop and the six-stage sample run, embedded.
  */
-export async function runPrefixBench(print: (line: string) => void, rounds = 60): Promise<void> {
+export async function runPrefixBench(print: (line: string) => void, rounds = 60, detail = false): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-prefix-projects-'));
   try {
     const loop = { rounds, outputBytes: 2000 };
     writeToolLoopProject(join(dir, 'loop'), loop);
     const script = longToolLoopScript(loop);
-    await measure(print, `tool loop, ${rounds} rounds`, join(dir, 'loop'), (r) => script(r) as ScriptedReply, rounds);
+    await measure(print, `tool loop, ${rounds} rounds`, join(dir, 'loop'), (r) => script(r) as ScriptedReply, rounds, detail);
     cpSync(join(REPO_ROOT, 'examples', 'sample-project'), join(dir, 'sample'), { recursive: true });
-    await measure(print, 'sample run (six stages)', join(dir, 'sample'), (r) => readWriteAgentScript(r) as ScriptedReply, 12);
+    await measure(print, 'sample run (six stages)', join(dir, 'sample'), (r) => readWriteAgentScript(r) as ScriptedReply, 12, detail);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -25,8 +25,17 @@ export function sharedPrefix(previous: readonly string[], current: readonly stri
   return shared;
 }
 
+/** One request of the chain: its stage, size, the characters it repeats and how long its last message is. */
+export interface RequestReuse {
+  stage: string;
+  chars: number;
+  shared: number;
+  lastMessageChars: number;
+}
+
 export interface PrefixReport {
   requests: number;
+  perRequest: RequestReuse[];
   /** Per request after the first of its caller: the share of its characters a cache could reuse. */
   shares: number[];
   totalChars: number;
@@ -39,7 +48,7 @@ export interface PrefixReport {
  */
 export function prefixReuse(requests: readonly RecordedRequest[]): PrefixReport {
   const previous = new Map<string, string[]>();
-  const report: PrefixReport = { requests: 0, shares: [], totalChars: 0, reusableChars: 0 };
+  const report: PrefixReport = { requests: 0, perRequest: [], shares: [], totalChars: 0, reusableChars: 0 };
   for (const request of requests) {
     if (request.path !== '/chat/completions') continue;
     const caller = request.stage === 'qa_review' ? 'qa' : 'run';
@@ -49,6 +58,7 @@ export function prefixReuse(requests: readonly RecordedRequest[]): PrefixReport 
     const shared = before ? sharedPrefix(before, rendered) : 0;
     previous.set(caller, rendered);
     report.requests += 1;
+    report.perRequest.push({ stage: request.stage ?? '?', chars: total, shared, lastMessageChars: rendered.at(-1)?.length ?? 0 });
     report.totalChars += total;
     report.reusableChars += shared;
     if (before) report.shares.push(shared / total);

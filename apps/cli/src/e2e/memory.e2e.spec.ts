@@ -113,13 +113,18 @@ function describeDeployment(name: string, start: (dir: string, server: ScriptedM
       expect(await run(second, 'How is the build configured?')).toMatchObject({ type: 'RunCompleted' });
       const [warmup] = requestsOf(second);
       expect(warmup.stage).toBe('warmup');
-      const system = String(messagesOf(warmup)[0].content);
+      // The warmup's own part of the prompt, after the history (docs/decisions/0052).
+      const system = String(messagesOf(warmup).at(-1)?.content);
       expect(system).toContain("## Recalled from this project's memory");
       expect(system).toContain(
         `(run_outcome; memory ${runOutcomeMemoryId(first)}, from run ${first}) Request: Where is the build configured?`,
       );
       // The first run's own warmup had nothing to recall.
-      expect(String(messagesOf(requestsOf(first)[0])[0].content)).not.toContain('Recalled from');
+      expect(
+        messagesOf(requestsOf(first)[0])
+          .map((m) => String(m.content))
+          .join('\n'),
+      ).not.toContain('Recalled from');
       // The failed run never became a memory, even once later runs were retained.
       await eventually(async () => ((await memoryEvents()).length >= 2 ? true : undefined), 'the second run-outcome memory');
       const sources = (await memoryEvents()).map((e) => (e.data as EventData<'MemoryRetained'>).source?.runId);

@@ -176,29 +176,37 @@ describe('the same run, embedded and distributed', () => {
       }
     });
 
-    it('offered no tools to the delivery check and only read-only tools to QA', () => {
+    it('let the delivery check call no tool (the run’s tools offered with tool_choice none) and offered only read-only tools to QA', () => {
       for (const run of both()) {
         const requests = requestsOf(run);
         const delivery = requests.filter((r) => r.stage === 'delivery_check');
         const qa = requests.filter((r) => r.stage === 'qa_review');
         expect(delivery.length).toBeGreaterThan(0);
         expect(qa.length).toBeGreaterThan(0);
-        for (const r of delivery) expect(r.body.tools ?? []).toEqual([]);
+        const acting = toolNames(requests.find((q) => q.stage === 'act')!);
+        for (const r of delivery) expect({ tools: toolNames(r), choice: r.body.tool_choice }).toEqual({ tools: acting, choice: 'none' });
         for (const r of qa) expect(toolNames(r)).toEqual(READ_ONLY);
         for (const r of requests.filter((q) => q.stage === 'act' || q.stage === 'tool_followup'))
           expect(toolNames(r)).toEqual(expect.arrayContaining(['read_file', 'write_file']));
       }
     });
 
-    it('asked for reasoning in the system message of every step, and never carried reasoning anywhere else', () => {
+    it('asked for reasoning in the prompt of every step, and never carried reasoning anywhere else', () => {
       for (const run of both()) {
         for (const r of requestsOf(run)) {
-          const [system, ...rest] = r.body.messages as { role: string; content?: string | null }[];
-          expect({ stage: r.stage, role: system.role, asks: String(system.content).includes('<ide_reasoning>') }).toEqual({
+          const messages = r.body.messages as { role: string; content?: string | null }[];
+          // The prompt: the system message first and, for the run's own stages, the stage's part last (docs/decisions/0052).
+          const prompt = messages.filter((m) => m.role === 'system');
+          expect({
             stage: r.stage,
-            role: 'system',
+            first: messages[0].role,
+            asks: prompt.some((m) => String(m.content).includes('<ide_reasoning>')),
+          }).toEqual({
+            stage: r.stage,
+            first: 'system',
             asks: true,
           });
+          const rest = messages.filter((m) => m.role !== 'system');
           const leaked = rest.filter((m) => String(m.content ?? '').includes('<ide_reasoning>'));
           expect({ stage: r.stage, leaked }).toEqual({ stage: r.stage, leaked: [] });
         }

@@ -60,6 +60,8 @@ export const runEventSchemas = {
     stage: Stage,
     model: z.string().min(1),
     toolNames: z.array(ToolName),
+    /** `none`: the run's tools were offered but the stage may call none (docs/decisions/0052). */
+    toolChoice: z.literal('none').optional(),
     messageCount: z.number().int().min(0),
     tokenEstimate: z.number().int().min(0),
     promptHash: Sha256,

@@ -20,6 +20,11 @@ export const MessageAppended = z.object({
   stage: Stage.optional(),
   toolCalls: z.array(ToolCall).optional(),
   toolCallId: z.string().optional(),
+  /**
+   * A tool result that does not repeat its output: `content` is empty and stands for the `output` of the
+   * `ToolCallCompleted` with this call id, just before it on the same stream (docs/decisions/0049).
+   */
+  outputOf: Id.optional(),
 });
 
 /** What a finished tool call produced: the run keeps it as `ToolCallCompleted`, the tool service as `ToolExecutionFinished`. */

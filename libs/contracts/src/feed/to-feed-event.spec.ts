@@ -85,6 +85,7 @@ const fullest: { [T in RunEventType]: unknown } = {
     stage: 'act',
     toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }],
     toolCallId: 'c0',
+    outputOf: 'run-1.m1.c1',
   },
   HistoryCompacted: {
     compactionId: 'run-1.k1',

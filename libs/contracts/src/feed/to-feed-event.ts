@@ -49,14 +49,16 @@ const toPublic: ToPublic = {
       },
     }),
   StageEntered: (d) => present({ stage: d.stage, iteration: d.iteration, policy: d.policy, contextId: d.contextId }),
-  ModelRequested: (d) => ({
-    requestId: d.requestId,
-    stage: d.stage,
-    model: d.model,
-    toolNames: d.toolNames,
-    messageCount: d.messageCount,
-    tokenEstimate: d.tokenEstimate,
-  }),
+  ModelRequested: (d) =>
+    present({
+      requestId: d.requestId,
+      stage: d.stage,
+      model: d.model,
+      toolNames: d.toolNames,
+      toolChoice: d.toolChoice,
+      messageCount: d.messageCount,
+      tokenEstimate: d.tokenEstimate,
+    }),
   ModelResponded: (d) =>
     present({
       requestId: d.requestId,
@@ -92,6 +94,7 @@ const toPublic: ToPublic = {
       stage: d.stage,
       toolCalls: d.toolCalls?.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
       toolCallId: d.toolCallId,
+      outputOf: d.outputOf,
     }),
   HistoryCompacted: (d) =>
     present({

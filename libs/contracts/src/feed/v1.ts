@@ -81,6 +81,8 @@ export const feedV1DataSchemas = {
     stage: Stage,
     model: z.string().min(1),
     toolNames: z.array(ToolName),
+    /** `none`: the tools were offered but the stage may call none. */
+    toolChoice: z.literal('none').optional(),
     messageCount: z.number().int().min(0),
     tokenEstimate: z.number().int().min(0),
   }),
@@ -122,6 +124,8 @@ export const feedV1DataSchemas = {
     stage: Stage.optional(),
     toolCalls: z.array(ToolCallV1).optional(),
     toolCallId: z.string().optional(),
+    /** The message is the output of the `ToolCallCompleted` with this call id, sent just before it; its `content` is then empty. */
+    outputOf: Id.optional(),
   }),
   /** Older messages of the run's requests were replaced by `summary`; which log ranges it drew on stays in the log. */
   HistoryCompacted: z.object({

@@ -24,6 +24,11 @@ export interface PromptContributor {
   /** Lower comes first; ties are broken by name. */
   readonly priority: number;
   appliesTo?(policy: StagePolicy): boolean;
+  /**
+   * The section depends only on what the run started with, so it is the same in every stage of the run:
+   * a split assembly puts it in the system message, before the history (docs/decisions/0052).
+   */
+  readonly runWide?: boolean;
   /** `null` (or blank text) contributes nothing this time. */
   contribute(context: PromptContributionContext): string | null;
 }

@@ -7,13 +7,15 @@ const policyFor = (userMode: UserMode, stage: Stage) => decideStagePolicy({ user
 const context = (userMode: UserMode, stage: Stage) => ({ agentType: 'main', policy: policyFor(userMode, stage), variables: {}, instructions: [] });
 
 describe('episodic memory contributor', () => {
-  it('applies exactly where the policy offers memory operations', () => {
+  it("applies exactly where the run's requests offer memory tools: every agent stage (docs/decisions/0052)", () => {
     const applies = UserMode.options.flatMap((mode) => Stage.options.filter((stage) => episodicMemoryContributor.appliesTo?.(policyFor(mode, stage))).map((s) => `${mode}/${s}`));
-    expect(applies).toEqual(['agent/act', 'agent/tool_followup', 'agent/qa_review']);
+    expect(applies).toEqual(['agent/warmup', 'agent/act', 'agent/tool_followup', 'agent/delivery_check', 'agent/qa_review']);
   });
 
-  it('does not apply to a policy that carries no memory field', () => {
-    const { memory: _memory, ...withoutMemory } = policyFor('agent', 'act');
+  it('follows the stage’s own memory in a policy recorded before requests offered the run’s tools', () => {
+    const { offered: _offered, ...recorded } = policyFor('agent', 'warmup');
+    expect(episodicMemoryContributor.appliesTo?.(recorded)).toBe(false);
+    const { offered: _o, memory: _memory, ...withoutMemory } = policyFor('agent', 'act');
     expect(episodicMemoryContributor.appliesTo?.(withoutMemory)).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-import { MemoryOperation } from '@stagecraft/contracts';
+import { MemoryOperation, StagePolicy, ToolName } from '@stagecraft/contracts';
 import { PromptContributor } from './contributor';
 import { MEMORY_TOOL_NAMES } from './memory-tools';
 
@@ -35,17 +35,27 @@ const FLOW_LABEL: Record<MemoryOperation, string> = { recall: 'RECALL → work',
 export function episodicMemoryGuidance(granted: readonly MemoryOperation[]): string | null {
   const ops = SECTION_ORDER.filter((op) => granted.includes(op));
   if (ops.length === 0) return null;
-  const intro = `## Episodic memory\n\nThis project keeps an episodic memory across conversations. In this step you can use ${FLOW_ORDER.filter((op) => granted.includes(op)).map(tool).join(', ')}.`;
+  const intro = `## Episodic memory\n\nThis project keeps an episodic memory across conversations. This run can use ${FLOW_ORDER.filter((op) => granted.includes(op)).map(tool).join(', ')}.`;
   const readOnly = ops.length === 1 && ops[0] === 'recall' ? ' Memory is read-only here: recall what helps, store nothing.' : '';
   const flow = ops.length > 1 ? [`**Recommended flow**: ${FLOW_ORDER.filter((op) => granted.includes(op)).map((op) => FLOW_LABEL[op]).join(' → ')}`] : [];
   return [intro + readOnly, ...ops.map((op) => sections[op]), ...flow].join('\n\n');
 }
 
-/** Applies only where the stage's policy offers memory operations; says nothing about the ones it does not. */
+/**
+ * The memory operations the run's requests offer as tools (`policy.offered`, the same in every stage:
+ * docs/decisions/0052), else, in policies recorded before, the stage's own.
+ */
+const offeredMemory = (policy: StagePolicy): MemoryOperation[] =>
+  policy.offered
+    ? FLOW_ORDER.filter((op) => policy.offered?.includes(MEMORY_TOOL_NAMES[op] as ToolName))
+    : [...(policy.memory ?? [])];
+
+/** Applies only where the run's requests offer memory operations; says nothing about the ones they do not. */
 export const episodicMemoryContributor: PromptContributor = {
   name: 'episodic-memory',
   agentTypes: 'all',
   priority: 100,
-  appliesTo: (policy) => (policy.memory ?? []).length > 0,
-  contribute: ({ policy }) => episodicMemoryGuidance(policy.memory ?? []),
+  runWide: true,
+  appliesTo: (policy) => offeredMemory(policy).length > 0,
+  contribute: ({ policy }) => episodicMemoryGuidance(offeredMemory(policy)),
 };

@@ -12,6 +12,7 @@ export const workflowRolePromptId = (agentType: string): string => `workflow/${a
 export function workflowRoleContributor(repo: PromptRepository): PromptContributor {
   return {
     name: 'workflow-role',
+    runWide: true,
     agentTypes: 'all',
     priority: 10,
     appliesTo: (policy) => policy.stage !== 'qa_review',

@@ -168,6 +168,30 @@ describe('the runs view', () => {
     expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({ modelCalls: 1, tokens: { 'gpt-small': usage(9000, 300) } });
   });
 
+  it('given compactions, then the run counts them; a run that never compacted has no count', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    const r2 = log.run('r2');
+    r1('RunStarted', runStarted('r1'));
+    r2('RunStarted', runStarted('r2'));
+    const empty = { items: [], sources: [] };
+    const compacted = (compactionId: string) => ({
+      compactionId,
+      method: 'extractive' as const,
+      trigger: { messageCount: 12, tokenEstimate: 21_000, maxMessages: 80, maxTokens: 20_000 },
+      replaced: 6,
+      covers: [{ stream: 'run-r1', from: 0, to: 6 }],
+      summary: { goals: empty, decisions: empty, currentPlan: empty, openIssues: empty, toolOutputs: empty },
+      tokensBefore: 21_000,
+      tokensAfter: 6_000,
+    });
+    r1('HistoryCompacted', compacted('r1.compaction1'));
+    r1('HistoryCompacted', compacted('r1.compaction2'));
+    const view = fold(runsModel, log.events);
+    expect(runOf(view, 'r1')).toMatchObject({ compactions: 2, modelCalls: 0 });
+    expect(runOf(view, 'r2')).not.toHaveProperty('compactions');
+  });
+
   it('given a response to a request it never saw, then its tokens are counted under an unknown model', () => {
     const log = new Log();
     const r1 = log.run('r1');

@@ -114,6 +114,8 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
     }
     case 'HistoryCompacted': {
       const call = event.data.modelCall;
+      // Counted once there is one, so a view of a run that never compacted reads as it always did.
+      next.compactions = (run.compactions ?? 0) + 1;
       if (!call) return next;
       next.modelCalls += 1;
       next.tokens = withUsage(run.tokens, call.model, call.usage);

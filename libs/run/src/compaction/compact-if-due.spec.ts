@@ -1,4 +1,4 @@
-import { CompactionSettings, EventData, streams } from '@stagecraft/contracts';
+import { ChatMessage, CompactionSettings, EventData, streams } from '@stagecraft/contracts';
 import { summaryMessage } from './summary';
 import { containsReasoning } from '@stagecraft/reasoning';
 import { Given, MACRO, RUN_ID, call, given, micro, reply, requested, toolAnswers } from '../given.testing';
@@ -8,6 +8,8 @@ import { PendingEvent } from '../pending-event';
 import { replayRun } from '../replay';
 import { PriorTurns, RunState } from '../state';
 import { DEFAULT_RUN_LIMITS } from '../limits';
+import { conversationBudget, requestOverWindow } from '../window';
+import { DEFAULT_COMPACTION, estimateTokens } from './settings';
 
 const BY_COUNT: CompactionSettings = { method: 'extractive', maxMessages: 8, maxTokens: 1_000_000, keepRecentTokens: 40 };
 
@@ -135,5 +137,81 @@ describe('replaying a compacted run', () => {
       // The run started with 40 tool iterations and recorded them: a replay with the defaults still follows the run's own.
       expect(replayRun(run.events, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
     }
+  });
+});
+
+describe('compacting to the run’s context window (issue 24)', () => {
+  const WINDOW = 8_192;
+  const budget = conversationBudget({ contextWindow: WINDOW });
+  const { contextWindow: _none, ...WITHOUT_WINDOW } = LIMITS;
+  const file = (i: number) => `export const f${i} = ${i};\n${'// a line of the file, about forty characters\n'.repeat(90)}`;
+
+  /** Warmup, then `rounds` rounds each reading a ~1,000-token file; the conversation each request carried. */
+  function windowLoop(rounds: number, limits: object, compaction?: CompactionSettings, output = file) {
+    let run = given()
+      .withLimits({ maxToolIterations: 40 })
+      .after({ ...requested(), compaction, limits } as RunInput, reply(`${MACRO}\nI will read the files.`));
+    const sent: (readonly ChatMessage[])[] = [];
+    for (let i = 1; i <= rounds; i++) {
+      sent.push(plannedConversation(run.state));
+      run = run.after(reply(`${micro({ next: `read f${i}.ts` })}\nReading f${i}.ts.`, [call('read_file', { path: `f${i}.ts` }, `c${i}`)]));
+      run = run.after(toolAnswers(output(i)));
+    }
+    sent.push(plannedConversation(run.state));
+    return { run, sent };
+  }
+
+  it('compacts a run that turned compaction off once its requests outgrow the window’s share, with the default method', () => {
+    const { run, sent } = windowLoop(12, { ...LIMITS, contextWindow: WINDOW });
+    const all = compactions(run.events);
+    expect(all.length).toBeGreaterThan(0);
+    expect(all[0]).toMatchObject({ method: DEFAULT_COMPACTION.method, trigger: { maxTokens: budget } });
+    expect(all[0].trigger.tokenEstimate).toBeGreaterThan(budget);
+    for (const conversation of sent) expect(estimateTokens(conversation)).toBeLessThanOrEqual(budget);
+  });
+
+  it('never compacts for a window the run did not record (older logs), however long its requests', () => {
+    const { run, sent } = windowLoop(12, WITHOUT_WINDOW);
+    expect(compactions(run.events)).toEqual([]);
+    expect(estimateTokens(sent.at(-1)!)).toBeGreaterThan(budget);
+  });
+
+  it('fires on the window before the settings’ own bound, and records the bound it crossed', () => {
+    const settings: CompactionSettings = { method: 'extractive', maxMessages: 1_000, maxTokens: 1_000_000, keepRecentTokens: 100 };
+    const [first] = compactions(windowLoop(6, { ...LIMITS, contextWindow: WINDOW }, settings).run.events);
+    expect(first.trigger).toMatchObject({ maxMessages: 1_000, maxTokens: budget });
+    const [unbound] = compactions(windowLoop(6, WITHOUT_WINDOW, settings).run.events);
+    expect(unbound).toBeUndefined();
+  });
+
+  it('shrinks a recent window kept verbatim that would not fit, down to the last exchange', () => {
+    // The settings would keep everything verbatim; the window cannot hold it.
+    const keepAll: CompactionSettings = { method: 'extractive', maxMessages: 1_000, maxTokens: 1_000_000, keepRecentTokens: 1_000_000 };
+    const { run, sent } = windowLoop(12, { ...LIMITS, contextWindow: WINDOW }, keepAll);
+    const all = compactions(run.events);
+    expect(all.length).toBeGreaterThan(1);
+    for (const c of all) expect(c.tokensAfter).toBeLessThanOrEqual(budget);
+    for (const conversation of sent) expect(estimateTokens(conversation)).toBeLessThanOrEqual(budget);
+    // What stays verbatim still starts on the model's step, never on a tool result cut off from its call.
+    expect(plannedConversation(run.state)[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'read_file' }] });
+  });
+
+  it('keeps the last exchange whole even when it alone is over the window: the request is then refused, not sent', () => {
+    const pasted = `Fix this:\n${'x'.repeat(4 * WINDOW)}`;
+    const run = given().after({ ...requested('agent', true, pasted), limits: { ...LIMITS, contextWindow: WINDOW } } as RunInput);
+    expect(compactions(run.events)).toEqual([]);
+    const conversation = plannedConversation(run.state);
+    expect(conversation.at(-1)).toMatchObject({ role: 'user', content: pasted });
+    expect(estimateTokens(conversation)).toBeGreaterThan(budget);
+    const limits = run.state.status === 'new' ? undefined : run.state.start.limits;
+    expect(requestOverWindow(limits, conversation, [])).toEqual([
+      expect.stringMatching(/^context window: the request would carry about [\d,]+ tokens/),
+    ]);
+  });
+
+  it('replays a windowed run’s compactions from the log alone', () => {
+    const { run } = windowLoop(12, { ...LIMITS, contextWindow: WINDOW });
+    expect(compactions(run.events).length).toBeGreaterThan(0);
+    expect(replayRun(run.events, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true });
   });
 });

@@ -1,6 +1,8 @@
 import { ChatMessage, EventRange, HistorySummary, SourcedMessage, streams } from '@stagecraft/contracts';
 import { compactionEvent, planCompaction, withSummary } from './plan';
 import { rangesOf } from './sources';
+import { WINDOW_ONLY_COMPACTION } from './settings';
+import { conversationBudget } from '../window';
 import { extractiveSummary, transcriptOf } from './summary';
 import { SUMMARIZE_PROMPT } from '@stagecraft/prompts';
 import { needs } from '@stagecraft/decider';
@@ -27,10 +29,12 @@ export const requestConversation = (s: Running): ChatMessage[] => withSummary(cu
 export function compactIfDue(decision: RunDecision, knowledge: Knowledge): void {
   const s = decision.state;
   if (!inStage(s) || s.current.step.kind !== 'ask' || s.current.stage === 'qa_review') return;
-  const settings = s.start.compaction;
+  // Only a run that recorded its window is bound by it: an older log replays as it was decided.
+  const budget = conversationBudget(s.start.limits);
+  const settings = s.start.compaction ?? (budget < Infinity ? WINDOW_ONLY_COMPACTION : undefined);
   if (!settings) return;
   const summary = currentSummary(s);
-  const plan = planCompaction(summary, pendingMessages(s), settings);
+  const plan = planCompaction(summary, pendingMessages(s), settings, budget);
   if (!plan) return;
   const compactionId = runIds.compaction(s.start.runId, (s.compaction?.count ?? 0) + 1);
   const run = streams.run(s.start.runId);
@@ -49,7 +53,7 @@ export function compactIfDue(decision: RunDecision, knowledge: Knowledge): void 
       return;
     }
   }
-  const extractive = extractiveSummary({ previous: summary, messages: plan.replaced, outcomes });
+  const extractive = extractiveSummary({ previous: summary, messages: plan.replaced, outcomes, settings });
   decision.add('HistoryCompacted', compactionEvent({ compactionId, plan, method: 'extractive', summary: extractive, outcomes }));
 }
 

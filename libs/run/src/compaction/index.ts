@@ -1,4 +1,4 @@
-export { DEFAULT_COMPACTION, compactionTrigger, estimateTokens, recentWindowStart, tokensOf } from './settings';
+export { DEFAULT_COMPACTION, WINDOW_ONLY_COMPACTION, compactionTrigger, estimateTokens, recentWindowStart, tokensOf } from './settings';
 export { rangesOf } from './sources';
 export { EMPTY_SUMMARY, clip, extractiveSummary, parseSummary, renderSummary, summaryMessage, transcriptOf } from './summary';
 export { compactionEvent, planCompaction, withSummary } from './plan';

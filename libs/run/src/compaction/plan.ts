@@ -3,6 +3,7 @@ import { compactionTrigger, estimateTokens, recentWindowStart } from './settings
 import { rangesOf } from './sources';
 import type { SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
 import { summaryMessage } from './summary';
+import { summaryAllowance } from '../window';
 
 /** What a compaction would replace, when one is due. */
 export interface CompactionPlan {
@@ -19,19 +20,21 @@ export const withSummary = (summary: HistorySummary | null, messages: readonly S
 
 /**
  * Decides whether the messages after the current summary (`pending`) must be compacted, and where the
- * recent window starts. Null when the trigger does not fire, or when nothing older than the last
- * exchange is left to replace.
+ * recent window starts. Under a window (`windowBudget`, the conversation's share of it) the recent window
+ * shrinks to what fits next to the summary, down to the last exchange. Null when the trigger does not
+ * fire, or when nothing older than the last exchange is left to replace.
  */
 export function planCompaction(
   summary: HistorySummary | null,
   pending: readonly SourcedMessage[],
   settings: CompactionSettings,
+  windowBudget = Infinity,
 ): CompactionPlan | null {
-  const trigger = compactionTrigger(withSummary(summary, pending), settings);
+  const trigger = compactionTrigger(withSummary(summary, pending), settings, windowBudget);
   if (!trigger) return null;
   const start = recentWindowStart(
     pending.map((m) => m.message),
-    settings.keepRecentTokens,
+    Math.min(settings.keepRecentTokens, windowBudget - summaryAllowance(windowBudget)),
     Math.floor(settings.maxMessages / 2),
   );
   if (start < 1) return null;

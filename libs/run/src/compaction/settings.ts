@@ -10,6 +10,7 @@ export const DEFAULT_COMPACTION: CompactionSettings = {
   maxMessages: 80,
   maxTokens: 24_000,
   keepRecentTokens: 6_000,
+  summaryVersion: 2,
 };
 
 /** About four characters a token, as every request's `tokenEstimate` counts them. */
@@ -19,14 +20,33 @@ export const tokensOf = (message: ChatMessage): number =>
 export const estimateTokens = (messages: readonly ChatMessage[]): number => messages.reduce((sum, m) => sum + tokensOf(m), 0);
 
 /**
- * Seed 002 §7.3: compaction is due when the messages after the system prompt are more, or longer,
- * than the settings allow. Deterministic: the same messages and settings always give the same answer.
+ * What a run that turned compaction off (or recorded none) compacts with once it has a window: the default
+ * method, no bound of its own; only the window fires it (decision 0050).
  */
-export function compactionTrigger(messages: readonly ChatMessage[], settings: CompactionSettings): CompactionTrigger | null {
+export const WINDOW_ONLY_COMPACTION: CompactionSettings = {
+  method: DEFAULT_COMPACTION.method,
+  maxMessages: Number.MAX_SAFE_INTEGER,
+  maxTokens: Number.MAX_SAFE_INTEGER,
+  keepRecentTokens: DEFAULT_COMPACTION.keepRecentTokens,
+};
+
+/**
+ * Seed 002 §7.3: compaction is due when the messages after the system prompt are more, or longer,
+ * than the settings allow, or longer than `windowBudget` (the conversation's share of the run's window).
+ * The trigger records the token bound that was crossed: the window's when it is the lower one.
+ * Deterministic: the same messages, settings and budget always give the same answer.
+ */
+export function compactionTrigger(
+  messages: readonly ChatMessage[],
+  settings: CompactionSettings,
+  windowBudget = Infinity,
+): CompactionTrigger | null {
   const messageCount = messages.length;
   const tokenEstimate = estimateTokens(messages);
-  if (messageCount <= settings.maxMessages && tokenEstimate <= settings.maxTokens) return null;
-  return { messageCount, tokenEstimate, maxMessages: settings.maxMessages, maxTokens: settings.maxTokens };
+  const overWindow = tokenEstimate > windowBudget;
+  if (messageCount <= settings.maxMessages && tokenEstimate <= settings.maxTokens && !overWindow) return null;
+  const maxTokens = overWindow ? Math.min(settings.maxTokens, windowBudget) : settings.maxTokens;
+  return { messageCount, tokenEstimate, maxMessages: settings.maxMessages, maxTokens };
 }
 
 /**

@@ -50,7 +50,8 @@ export function readConversation(request: RecordedRequest): Conversation {
     }
   }
   const users = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
-  const tools: unknown[] = Array.isArray(request.body?.tools) ? request.body.tools : [];
+  // Tools offered with tool_choice "none" may not be called: a model that follows the request sees none.
+  const tools: unknown[] = Array.isArray(request.body?.tools) && request.body.tool_choice !== 'none' ? request.body.tools : [];
   return {
     stage: STAGES.find((stage) => stage === request.stage) ?? 'act',
     system: messages

@@ -21,6 +21,8 @@ export function compactionFromEnv(
     maxTokens: number('STAGECRAFT_COMPACT_MAX_TOKENS', base.maxTokens),
     maxMessages: number('STAGECRAFT_COMPACT_MAX_MESSAGES', base.maxMessages),
     keepRecentTokens: number('STAGECRAFT_COMPACT_KEEP_TOKENS', base.keepRecentTokens),
+    // Not a setting: the summary rule this build writes, recorded for replay.
+    ...(base.summaryVersion ? { summaryVersion: base.summaryVersion } : {}),
   });
   if (!parsed.success) throw new StagecraftError('VALIDATION', 'bad compaction settings in the environment', issuesFromZod(parsed.error));
   return parsed.data;

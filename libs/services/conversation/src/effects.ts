@@ -11,6 +11,7 @@ import {
   Running,
   modelMessages,
   nextStep,
+  requestOverWindow,
   requestViolations,
   runDecider,
 } from '@stagecraft/run';
@@ -161,7 +162,7 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
   const assemble = await withProjectMap(ports, recalled, { runId, projectRoot });
   const assembled = await assemblePrompt(ports, assemble, runId);
-  const messages = modelMessages(plan, assembled.system);
+  const messages = modelMessages(plan, assembled);
   const tools = toolSpecs(plan.toolNames);
   const recorded = plan.record ? recordOf(ports, plan, state, messages, tools) : undefined;
   const metadata = { correlationId: state.start.runId, causationId: plan.requestId, occurredAt: now(ports) };
@@ -175,7 +176,7 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
         )
     : null;
   const request = recorded?.request;
-  const violations = requestViolations(plan, assembled.promptIds, messages);
+  const violations = [...requestViolations(plan, assembled.promptIds, messages), ...requestOverWindow(state.start.limits, messages, tools)];
   const input: RunInput =
     violations.length > 0
       ? { type: 'ModelCallFailed', request, fault: { code: 'INVARIANT_VIOLATION', message: violations.join('; ') }, at: now(ports) }
@@ -204,7 +205,7 @@ async function askModel(
   };
   try {
     const onDelta = publishModelStream(ports.bus, ports.prefix, meta);
-    const response = await ports.gateway.complete(meta, messages, tools, { onDelta, signal: cancelled });
+    const response = await ports.gateway.complete(meta, messages, tools, { onDelta, signal: cancelled, toolChoice: plan.toolChoice });
     const { content, toolCalls, usage, latencyMs, finishReason, askedModel } = response;
     return {
       type: 'ModelAnswered',
@@ -238,6 +239,7 @@ function recordOf(
       stage: plan.policy.stage,
       model: stageModelOf(ports.gateway, plan.policy.stage),
       toolNames: [...plan.toolNames],
+      ...(plan.toolChoice ? { toolChoice: plan.toolChoice } : {}),
       messageCount: messages.length,
       tokenEstimate: hashed.tokenEstimate,
       promptHash: hashed.promptHash,

@@ -93,11 +93,12 @@ describe('a 10 MB conversation', () => {
     });
     const first = server.requests.find((r) => r.headers['x-stagecraft-run-id'] === runId)!;
     const messages = (first.body as { messages: { role: string; content: string }[] }).messages;
-    expect(messages).toHaveLength(3);
+    // System, summary, the user's message, then the stage's part of the prompt (docs/decisions/0052).
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'user', 'system']);
     expect(messages[1].content).toMatch(/^Summary of the earlier conversation/);
     expect(messages[1].content).toContain('- question 0: lorem ipsum');
     expect(messages[1].content.length).toBeLessThan(20_000);
-    expect(messages.at(-1)?.content).toBe('Write notes');
+    expect(messages.at(-2)?.content).toBe('Write notes');
     expect(live.map((e) => e.type)).toEqual(stored.map((e) => e.type));
   }, 120_000);
 });

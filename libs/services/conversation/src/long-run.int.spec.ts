@@ -68,9 +68,12 @@ describe(`a ${ROUNDS}-round tool loop`, () => {
     const second = await runToEnd('loop-2');
     expect(second.at(-1)).toMatchObject({ type: 'RunCompleted' });
     // The first run left a run-outcome memory: the second warmup shows it. Every new body is a section
-    // of that warmup's system prompt, or the message that lists its sections.
+    // of that warmup's prompt (its system message or its stage's part), or the message that lists its sections.
     const added = (await bodies()).slice(before);
-    const warmupSystem = String((await restoreRequests(host.ports.store!, 'loop-2'))[0].messages[0].content);
+    const warmupSystem = (await restoreRequests(host.ports.store!, 'loop-2'))[0].messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     expect(added.filter((body) => body.includes("## Recalled from this project's memory"))).toHaveLength(1);
     for (const body of added) expect(body.startsWith('{"contentPieces"') || warmupSystem.includes(body.trim())).toBe(true);
   }, 60_000);

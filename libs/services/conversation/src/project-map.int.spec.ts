@@ -28,7 +28,16 @@ describe('the warmup prompt, embedded', () => {
     const runId = 'run-project-map';
     await runToEnd(host, { runId, message: 'Write notes about this project', projectRoot: project });
     const sent = server.requests.filter((r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId);
-    const systemOf = (stage: string) => sent.filter((r) => r.stage === stage).map((r) => r.body.messages[0].content as string);
+    // The whole prompt: the system message and the stage's part after the history (docs/decisions/0052).
+    const systemOf = (stage: string) =>
+      sent
+        .filter((r) => r.stage === stage)
+        .map((r) =>
+          (r.body.messages as { role: string; content: string }[])
+            .filter((m) => m.role === 'system')
+            .map((m) => m.content)
+            .join('\n\n'),
+        );
     const [warmup] = systemOf('warmup');
     expect(warmup).toContain('## Project map');
     expect(warmup).toContain('- src/ (1 file; typescript)');

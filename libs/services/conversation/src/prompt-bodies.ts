@@ -1,7 +1,7 @@
 import { ChatMessage, EventMetadata, Stage, expandMessageHashes, promptEvents, runEvents, streams } from '@stagecraft/contracts';
 import { ConcurrencyError, EventReader, EventWriter, readEvents } from '@stagecraft/event-store';
 import { piecesNamedBy, restoreMessages, storedBodiesOf } from '@stagecraft/model-gateway';
-import { toChatMessage } from '@stagecraft/run';
+import { messagesWithOutputs, toChatMessage } from '@stagecraft/run';
 import { stableEventId } from '@stagecraft/event-store';
 import { earlierTurns } from './run-log';
 
@@ -78,7 +78,7 @@ export interface RestoredRequest {
 export async function restoreRequests(reader: EventReader, runId: string): Promise<RestoredRequest[]> {
   const events = await readEvents(reader, streams.run(runId), runEvents);
   const bodies = new Map<string, string>();
-  const held = events.flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));
+  const held = messagesWithOutputs(events).flatMap((e) => (e.type === 'MessageAppended' ? [toChatMessage(e.data)] : []));
   const started = events.find((e) => e.type === 'RunStarted');
   if (started?.type === 'RunStarted') {
     const { conversationId, historyThrough } = started.data;

@@ -18,7 +18,14 @@ import { runToEnd, scriptedGateway, sixServices, startEmbedded } from '@stagecra
 
 type Message = { role: string; content?: string | null; tool_calls?: unknown[] };
 const messagesOf = (r: RecordedRequest): Message[] => r.body?.messages ?? [];
-const lastMessage = (r: RecordedRequest): Message | undefined => messagesOf(r).at(-1);
+/** The last message of the conversation: the stage's part of the prompt, a system message, follows it (docs/decisions/0052). */
+const lastMessage = (r: RecordedRequest): Message | undefined => messagesOf(r).findLast((m) => m.role !== 'system');
+/** The whole prompt: the system message and the stage's part. */
+const promptOf = (r: RecordedRequest): string =>
+  messagesOf(r)
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content ?? ''))
+    .join('\n\n');
 const lastIsCorrection = (r: RecordedRequest, text: string) => {
   const last = lastMessage(r);
   return last?.role === 'user' && String(last.content ?? '').includes(text);
@@ -112,7 +119,7 @@ describe('failure recovery, embedded', () => {
       });
     }
     for (const r of result.requests) {
-      const system = String(messagesOf(r)[0]?.content ?? '');
+      const system = promptOf(r);
       expect({ index: r.index, asksForReasoning: system.includes('<ide_reasoning>') }).toEqual({
         index: r.index,
         asksForReasoning: result.reasoningEnabled,
@@ -355,7 +362,7 @@ describe('failure recovery, embedded', () => {
   it('delegates to a specialist whose messages are intermediate, and takes its result back', async () => {
     const SPECIALIST_PROMPT = 'You are a README reviewer. Read README.md and report one improvement.';
     const result = await run((r) => {
-      const system = String(messagesOf(r)[0]?.content ?? '');
+      const system = promptOf(r);
       const delegated = system.includes('<delegate-reasoning>');
       if (
         (r.stage === 'act' || r.stage === 'tool_followup') &&
@@ -392,16 +399,16 @@ describe('failure recovery, embedded', () => {
     expect(specialistMessages.length).toBe(2);
     expect(specialistMessages.every((m) => m.data.intermediate)).toBe(true);
     // While delegated, the specialist's prompt is in the system prompt, and the instruction's XML line shows only its length.
-    const delegatedRequests = result.requests.filter((r) => String(messagesOf(r)[0]?.content ?? '').includes('<delegate-reasoning>'));
+    const delegatedRequests = result.requests.filter((r) => promptOf(r).includes('<delegate-reasoning>'));
     expect(delegatedRequests.length).toBe(2);
     for (const r of delegatedRequests) {
-      const system = String(messagesOf(r)[0]?.content ?? '');
+      const system = promptOf(r);
       expect(system).toContain(`<delegate-reasoning>Specialist active (${SPECIALIST_PROMPT.length} chars)</delegate-reasoning>`);
       expect(system).toContain(SPECIALIST_PROMPT);
     }
     const afterReturn = result.requests.find((r) => messagesOf(r).some((m) => String(m.content ?? '').includes('Add a usage section.')));
     expect(afterReturn).toBeDefined();
-    expect(String(messagesOf(afterReturn!)[0]?.content ?? '')).not.toContain('<delegate-reasoning>');
+    expect(promptOf(afterReturn!)).not.toContain('<delegate-reasoning>');
     expect(result.end).toMatchObject({ data: { answer: 'The work is done.' } });
     expectSwitchesKept(result);
   });

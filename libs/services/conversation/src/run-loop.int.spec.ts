@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventOf, ReadOnlyToolName, StagecraftEvent, expandMessageHashes, streams } from '@stagecraft/contracts';
 import { piecesNamedBy, storedBodiesOf } from '@stagecraft/model-gateway';
-import { toChatMessage } from '@stagecraft/run';
+import { toChatMessage, withOutput } from '@stagecraft/run';
 import { ScriptedModelServer } from '@stagecraft/scripted-model';
 import { Host } from '@stagecraft/service-shell';
 import { readWriteAgentScript } from '@stagecraft/testing';
@@ -61,18 +61,41 @@ describe('a run, embedded', () => {
       expect(r.headers['x-stagecraft-run-id']).toBeTruthy();
       expect(r.headers['x-stagecraft-conversation-id']).toBeTruthy();
       expect(r.headers['x-stagecraft-stage']).toBe(r.stage);
-      const system = r.body.messages[0].content as string;
-      expect(system).toContain('<ide_reasoning>');
-      for (const m of r.body.messages.slice(1)) expect(String(m.content ?? '')).not.toContain('<ide_reasoning>');
+      // The prompt is the system message and, for the run's own stages, the stage's part after the history.
+      const prompt = (r.body.messages as { role: string; content: string }[]).filter((m) => m.role === 'system').map((m) => m.content);
+      expect(prompt.join('\n')).toContain('<ide_reasoning>');
+      for (const m of r.body.messages.filter((m: { role: string }) => m.role !== 'system'))
+        expect(String(m.content ?? '')).not.toContain('<ide_reasoning>');
     }
     const toolsOf = (stage: string) =>
       chat
         .filter((r) => r.stage === stage)
-        .map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort());
-    for (const tools of toolsOf('delivery_check')) expect(tools).toEqual([]);
+        .map((r) => ({
+          tools: (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort(),
+          choice: r.body.tool_choice,
+        }));
+    const acting = toolsOf('act')[0].tools;
+    expect(acting).toContain('write_file');
+    // Every request of the run offers the same tools; where the stage may call none, it says so (docs/decisions/0052).
+    for (const stage of ['warmup', 'act', 'tool_followup', 'delivery_check'])
+      for (const offered of toolsOf(stage))
+        expect(offered).toEqual({ tools: acting, choice: stage === 'warmup' || stage === 'delivery_check' ? 'none' : undefined });
     // The reviewer reads: the read-only tools, and recall, the one memory tool that only reads.
-    for (const tools of toolsOf('qa_review')) expect(tools).toEqual([...ReadOnlyToolName.options, 'memory_recall'].sort());
-    for (const tools of toolsOf('act')) expect(tools).toContain('write_file');
+    for (const { tools } of toolsOf('qa_review')) expect(tools).toEqual([...ReadOnlyToolName.options, 'memory_recall'].sort());
+  });
+
+  it("starts every request of the run with the previous request's messages, byte for byte, but the last (docs/decisions/0052)", () => {
+    const runId = server.requests.find((r) => r.path === '/chat/completions')?.headers['x-stagecraft-run-id'];
+    const chain = server.requests.filter(
+      (r) => r.path === '/chat/completions' && r.headers['x-stagecraft-run-id'] === runId && r.stage !== 'qa_review',
+    );
+    expect(chain.length).toBeGreaterThanOrEqual(4);
+    for (let i = 1; i < chain.length; i++) {
+      const before = (chain[i - 1].body.messages as unknown[]).map((m) => JSON.stringify(m));
+      const now = (chain[i].body.messages as unknown[]).map((m) => JSON.stringify(m));
+      expect(now.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
+      expect(JSON.stringify(chain[i].body.tools)).toBe(JSON.stringify(chain[0].body.tools));
+    }
   });
 
   it('stores each prompt body once per store, and the log restores exactly what the model was sent', async () => {
@@ -96,8 +119,12 @@ describe('a run, embedded', () => {
     // every new body is a section of the warmup's system prompt, or the message that lists its sections.
     const bodies = (await host.ports.store!.readAll()).filter((e) => e.type === 'PromptBodyStored');
     const added = bodies.slice(bodiesBefore).map((e) => (e.data as { body: string }).body);
-    const warmupSystem = String(restored[0].messages[0].content);
-    expect(warmupSystem).toContain("## Recalled from this project's memory");
+    const warmupSystem = restored[0].messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
+    // The memories are the warmup's own: its part after the history, which later requests do not repeat.
+    expect(String(restored[0].messages.at(-1)?.content)).toContain("## Recalled from this project's memory");
     expect(added.filter((body) => body.includes("## Recalled from this project's memory"))).toHaveLength(1);
     for (const body of added) expect(body.startsWith('{"contentPieces"') || warmupSystem.includes(body.trim())).toBe(true);
   });
@@ -106,16 +133,17 @@ describe('a run, embedded', () => {
     await runToEnd('Write notes about this project');
     // Every run in this store, in log order: what a request names must be readable where it stands.
     const stored = new Map<string, string>();
-    const runs = new Map<string, { held: Map<string, string>; previous: string[] }>();
+    const runs = new Map<string, { held: Map<string, string>; previous: string[]; completed?: { callId: string; output: string } }>();
     let requests = 0;
     for (const e of await host.ports.store!.readAll()) {
       const event = e as typeof e & StagecraftEvent;
       if (event.type === 'PromptBodyStored') stored.set(event.data.hash, event.data.body);
       if (!e.streamId.startsWith(streams.run(''))) continue;
-      const run = runs.get(e.streamId) ?? { held: new Map<string, string>(), previous: [] };
+      const run = runs.get(e.streamId) ?? { held: new Map<string, string>(), previous: [], completed: undefined };
       runs.set(e.streamId, run);
+      if (event.type === 'ToolCallCompleted') run.completed = { callId: event.data.callId, output: event.data.output };
       if (event.type === 'MessageAppended')
-        for (const [hash, body] of storedBodiesOf([toChatMessage(event.data)])) run.held.set(hash, body);
+        for (const [hash, body] of storedBodiesOf([toChatMessage(withOutput(event.data, run.completed))])) run.held.set(hash, body);
       if (event.type !== 'ModelRequested') continue;
       const { messageHashes, requestId } = (event as EventOf<'ModelRequested'>).data;
       const hashes = expandMessageHashes(messageHashes, run.previous);

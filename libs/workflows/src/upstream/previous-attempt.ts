@@ -42,6 +42,7 @@ export function renderPreviousAttempt(attempt: PreviousAttempt): string {
 /** Seed 001 §3: absent on a first run, so the section appears only on reruns; after the upstream context it builds on. */
 export const previousAttemptContributor: PromptContributor = {
   name: 'previous-attempt',
+  runWide: true,
   agentTypes: 'all',
   priority: 30,
   contribute: ({ previousAttempt }) => (previousAttempt === undefined ? null : renderPreviousAttempt(previousAttempt)),

@@ -86,6 +86,7 @@ const INTRO =
 /** Seed 001 §2: each typed upstream context, in the order the caller gave, right after the delegation brief. */
 export const upstreamContextContributor: PromptContributor = {
   name: 'upstream-context',
+  runWide: true,
   agentTypes: 'all',
   priority: 20,
   contribute: ({ upstream, agentType }) =>

@@ -105,7 +105,12 @@ export function compactionAfter(started: EventOf<'RunStarted'>, held: readonly R
   const history = events.reduce(evolveHistory, emptyHistory(conversationId));
   const plan = planCompaction(history.summary, sourcedMessages(history, stream), settings);
   if (!plan) return [];
-  const summary = extractiveSummary({ previous: history.summary, messages: plan.replaced, outcomes: [] });
+  const summary = extractiveSummary({
+    previous: history.summary,
+    messages: plan.replaced,
+    outcomes: [],
+    settings,
+  });
   const data = compactionEvent({ compactionId: `${runId}.turn-compaction`, plan, method: 'extractive', summary, outcomes: [] });
   return [{ id: stableEventId(`${runId}/turn/compaction`), type: 'HistoryCompacted', data, metadata: turn[0].metadata }];
 }

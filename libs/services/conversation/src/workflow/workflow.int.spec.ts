@@ -79,12 +79,18 @@ describe('workflows, embedded, with the scripted agents', () => {
     return { view, events };
   };
 
-  /** The system prompt of each agent run's act request, by run id. */
+  /** The prompt of each agent run's act request (its system message and its stage's part), by run id. */
   const actPrompts = () => {
     const prompts = new Map<string, string>();
     for (const r of system.server.requests)
       if (r.stage === 'act' && !prompts.has(r.headers['x-stagecraft-run-id']))
-        prompts.set(r.headers['x-stagecraft-run-id'], r.body.messages[0].content);
+        prompts.set(
+          r.headers['x-stagecraft-run-id'],
+          (r.body.messages as { role: string; content: string }[])
+            .filter((m) => m.role === 'system')
+            .map((m) => m.content)
+            .join('\n\n'),
+        );
     return prompts;
   };
 

@@ -116,7 +116,7 @@ describe('qa.review', () => {
         role: 'tool',
         tool_call_id: 'call_w',
         content: expect.stringMatching(
-          /^tool_error: FORBIDDEN_TOOL\nproblem: write_file is not available in review: the review only reads the project \(available: read_file, list_dir, search_code, find_symbol, list_entry_points, search_index(, memory_recall)?\)\. .+\nretry: check the answer with read_file, list_dir, search_code, find_symbol, list_entry_points, search_index(, memory_recall)?, or finish with the JSON report/,
+          /^tool_error: FORBIDDEN_TOOL\nproblem: write_file is not available in review: the review only reads the project \(available: read_file, list_dir, search_code, find_symbol, list_entry_points, search_index, read_tool_output(, memory_recall)?\)\. .+\nretry: check the answer with read_file, list_dir, search_code, find_symbol, list_entry_points, search_index, read_tool_output(, memory_recall)?, or finish with the JSON report/,
         ),
       },
     ]);
@@ -130,7 +130,7 @@ describe('qa.review', () => {
         toolNames(r)
           .filter((name) => !name.startsWith('memory_'))
           .sort(),
-      ).toEqual(['find_symbol', 'list_dir', 'list_entry_points', 'read_file', 'search_code', 'search_index']);
+      ).toEqual(['find_symbol', 'list_dir', 'list_entry_points', 'read_file', 'read_tool_output', 'search_code', 'search_index']);
       expect([r.headers['x-stagecraft-run-id'], r.headers['x-stagecraft-conversation-id'], r.stage]).toEqual([
         request.runId,
         'conv-1',

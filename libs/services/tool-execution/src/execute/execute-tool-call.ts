@@ -9,6 +9,7 @@ import { changedPaths, indexFor, updateCodebaseIndex } from '../codebase-index/c
 import type { ToolCallPorts } from '../dependencies';
 import { scrubByShape } from '../options';
 import { recordSpawn, releaseSpawn } from '../running/in-flight';
+import { outputOfRunCall, refuseOtherRunsOutput } from './run-outputs';
 import {
   PROJECT_ROOT,
   ProjectRootVerdict,
@@ -90,6 +91,7 @@ async function startCall(ports: ToolCallPorts, call: ToolCall, request: ToolExec
  * offer, or run the tool once and record its result.
  */
 export async function executeToolCall(ports: ToolCallPorts, request: ToolExecuteRequest, context: RequestContext): Promise<ToolResult> {
+  await refuseOtherRunsOutput(ports.store, request);
   const link = linkOf(request, context);
   const call = await openToolCall(ports, request.callId, link);
   assertSameCall(call.state, request);
@@ -117,6 +119,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     index: () => indexFor(indexAppend(ports, link, request.callId), root),
     memory: request.tool.startsWith('memory_') ? memoryPortFor(ports, request, context) : undefined,
     embed: ports.embedder && ((texts) => ports.embedder!.embed(texts)),
+    toolOutput: (callId) => outputOfRunCall(ports.store, request.runId, callId),
   }).finally(() => {
     releaseSpawn(ports.inFlightDir, request.callId);
     cutOff = ports.running?.end(request.callId) ?? false;

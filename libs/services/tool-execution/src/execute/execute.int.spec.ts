@@ -162,6 +162,32 @@ describe('tool.execute', () => {
     expect((await eventsOf(badArgs.callId)).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
+  it("reads lines of its own run's recorded outputs, and refuses another run's with a structured error, recording nothing", async () => {
+    const listing = await execute(
+      call(
+        'run_command',
+        { command: 'node', args: ['-e', 'for (let i = 1; i <= 50; i++) console.log(`row ${i}`)'] },
+        { callId: 'run-1.m1.ls' },
+      ),
+    );
+    const rows = listing.output.split('\n');
+    const read = await execute(call('read_tool_output', { callId: 'run-1.m1.ls', startLine: 10, endLine: 12 }));
+    expect(read).toMatchObject({ ok: true, output: rows.slice(9, 12).join('\n') });
+    expect(read.output).toMatch(/^row \d+\nrow \d+\nrow \d+$/);
+
+    const foreign = call('read_tool_output', { callId: 'run-1.m1.ls' }, { runId: 'run-2' });
+    const refused = (await failure(execute(foreign))) as { code: string; message: string; issues?: unknown };
+    expect(refused).toMatchObject({
+      code: 'VALIDATION',
+      message: 'read_tool_output: run run-2 has no finished tool call run-1.m1.ls',
+      issues: [{ path: ['arguments', 'callId'], message: 'not a finished tool call of this run' }],
+    });
+    // An unknown call is refused alike: the answer says nothing of other runs.
+    const unknown = await failure(execute(call('read_tool_output', { callId: 'run-9.m1.nothing' }, { runId: 'run-2' })));
+    expect(unknown.message).toBe('read_tool_output: run run-2 has no finished tool call run-9.m1.nothing');
+    expect(await eventsOf(foreign.callId)).toEqual([]);
+  });
+
   it('answers a malformed request with VALIDATION and appends nothing', async () => {
     const requests = [
       { ...call('read_file', { path: 'a' }), tool: 'delete_everything' },

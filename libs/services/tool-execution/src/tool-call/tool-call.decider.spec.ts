@@ -82,7 +82,7 @@ describe('the tool call decider', () => {
             stage: 'qa_review',
             code: 'FORBIDDEN_TOOL',
             reason:
-              'write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code, find_symbol, list_entry_points, search_index, memory_recall)',
+              'write_file is not available in the qa_review stage (agent mode offers read_file, list_dir, search_code, find_symbol, list_entry_points, search_index, read_tool_output, memory_recall)',
             binding: callBinding(request),
           },
         },
