@@ -277,6 +277,7 @@ describe('an agent of a workflow: every prompt carries its brief', () => {
     expect(step.kind === 'call_model' && Object.keys(step.plan.assemble).sort()).toEqual([
       'agentType',
       'instructions',
+      'layout',
       'policy',
       'variables',
     ]);

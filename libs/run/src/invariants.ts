@@ -23,13 +23,25 @@ export function requestViolations(plan: ModelCallPlan, promptIds: readonly strin
   return problems;
 }
 
+/** How the stage's part of the prompt is sent: a system message, or, for endpoints that accept one only first, a user message. */
+export type StageMessageRole = 'system' | 'user';
+
 /**
  * The messages a model call sends: the system prompt, the conversation, then the stage's part of the
  * prompt when it was assembled apart (docs/decisions/0052). Everything before the last message is what
  * the run's previous request sent, or that plus what happened since: a provider's prompt cache reuses it.
  */
-export const modelMessages = (plan: ModelCallPlan, assembled: Pick<PromptAssembleReply, 'system' | 'stage'>): ChatMessage[] => [
-  { role: 'system', content: assembled.system },
-  ...plan.conversation,
-  ...(assembled.stage ? [{ role: 'system' as const, content: assembled.stage }] : []),
-];
+export const modelMessages = (
+  plan: ModelCallPlan,
+  assembled: Pick<PromptAssembleReply, 'system' | 'stage'>,
+  stageRole: StageMessageRole = 'system',
+): ChatMessage[] => [{ role: 'system', content: assembled.system }, ...plan.conversation, ...stageMessage(assembled.stage, stageRole)];
+
+/** The tag a stage's part sent as a user message is wrapped in, so the model (and a reader) can tell it from the user's words. */
+export const STAGE_INSTRUCTIONS_TAG = 'stage_instructions';
+
+function stageMessage(stage: string | undefined, role: StageMessageRole): ChatMessage[] {
+  if (!stage) return [];
+  if (role === 'system') return [{ role, content: stage }];
+  return [{ role, content: `<${STAGE_INSTRUCTIONS_TAG}>\n${stage}</${STAGE_INSTRUCTIONS_TAG}>` }];
+}

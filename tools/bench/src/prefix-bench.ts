@@ -9,6 +9,21 @@ import { PrefixReport, cachedCostRatio, prefixReuse } from './prefix-reuse';
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
+const summary = (name: string, end: string, report: PrefixReport) => {
+  const sorted = [...report.shares].sort((a, b) => a - b);
+  return (
+    `${name}: ${end}, ${report.requests} model requests, ${Math.round(report.totalChars / 1000)}k chars sent; ` +
+    `reusable prefix ${percent(report.reusableChars / report.totalChars)} overall, ` +
+    `per request median ${percent(sorted[Math.floor(sorted.length / 2)] ?? 0)}, min ${percent(sorted[0] ?? 0)}; ` +
+    `input cost at a 0.1× cached price: ${cachedCostRatio(report, 0.1).toFixed(2)}× of uncached`
+  );
+};
+
+/**
+ * One conversation of `messages.length` turns on `project`. The first turn is measured from a cold cache,
+ * each request against the previous one of its caller; a later turn against every earlier request of the
+ * session, as a provider's automatic prefix cache sees it (the system prompt and tools of the turn before).
+ */
 async function measure(
   print: (line: string) => void,
   name: string,
@@ -16,6 +31,7 @@ async function measure(
   script: (request: RecordedRequest) => ScriptedReply,
   rounds: number,
   detail: boolean,
+  messages: readonly string[] = ['Write notes about this project'],
 ): Promise<PrefixReport> {
   const server = await startScriptedModelServer({ script });
   const dir = mkdtempSync(join(tmpdir(), 'stagecraft-prefix-'));
@@ -25,26 +41,30 @@ async function measure(
     conversation: { resume: false, limits: { maxToolIterations: Math.max(rounds, 12) } },
   });
   try {
-    const { end } = await runToEnd(system, {
-      runId: `prefix-${randomUUID().slice(0, 8)}`,
-      message: 'Write notes about this project',
-      userMode: 'agent',
-      reasoningEnabled: true,
-      projectRoot: project,
-    });
-    const report = prefixReuse(server.requests);
-    const sorted = [...report.shares].sort((a, b) => a - b);
-    print(
-      `${name}: ${end}, ${report.requests} model requests, ${Math.round(report.totalChars / 1000)}k chars sent; ` +
-        `reusable prefix ${percent(report.reusableChars / report.totalChars)} overall, ` +
-        `per request median ${percent(sorted[Math.floor(sorted.length / 2)] ?? 0)}, min ${percent(sorted[0] ?? 0)}; ` +
-        `input cost at a 0.1× cached price: ${cachedCostRatio(report, 0.1).toFixed(2)}× of uncached`,
-    );
-    if (detail)
-      report.perRequest.forEach((r, i) =>
-        print(`  #${i + 1} ${r.stage}: ${r.chars} chars, ${percent(r.shared / r.chars)} repeated, last message ${r.lastMessageChars} chars`),
-      );
-    return report;
+    let conversationId: string | undefined;
+    let first: PrefixReport | undefined;
+    for (const [turn, message] of messages.entries()) {
+      const countFrom = server.requests.filter((r) => r.path === '/chat/completions').length;
+      const run = await runToEnd(system, {
+        runId: `prefix-${randomUUID().slice(0, 8)}`,
+        ...(conversationId ? { conversationId } : {}),
+        message,
+        userMode: 'agent',
+        reasoningEnabled: true,
+        projectRoot: project,
+      });
+      conversationId = run.conversationId;
+      const report = turn === 0 ? prefixReuse(server.requests) : prefixReuse(server.requests, { cache: 'shared', countFrom });
+      first ??= report;
+      print(summary(turn === 0 ? name : `${name}, turn ${turn + 1} of the conversation`, run.end, report));
+      if (detail)
+        report.perRequest.forEach((r, i) =>
+          print(
+            `  #${i + 1} ${r.stage}: ${r.chars} chars, ${percent(r.shared / r.chars)} repeated, last message ${r.lastMessageChars} chars`,
+          ),
+        );
+    }
+    return first!;
   } finally {
     await system.close();
     await server.close();
@@ -64,7 +84,10 @@ export async function runPrefixBench(print: (line: string) => void, rounds = 60,
     const script = longToolLoopScript(loop);
     await measure(print, `tool loop, ${rounds} rounds`, join(dir, 'loop'), (r) => script(r) as ScriptedReply, rounds, detail);
     cpSync(join(REPO_ROOT, 'examples', 'sample-project'), join(dir, 'sample'), { recursive: true });
-    await measure(print, 'sample run (six stages)', join(dir, 'sample'), (r) => readWriteAgentScript(r) as ScriptedReply, 12, detail);
+    await measure(print, 'sample run (six stages)', join(dir, 'sample'), (r) => readWriteAgentScript(r) as ScriptedReply, 12, detail, [
+      'Write notes about this project',
+      'Write notes about this project again, from the current files',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

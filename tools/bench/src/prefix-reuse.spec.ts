@@ -43,4 +43,28 @@ describe('prefix reuse', () => {
     const tools = JSON.stringify([{ name: 'read_file' }]).length;
     expect(report.reusableChars).toBe(tools + JSON.stringify({ role: 'system', content: 'stage ' }).length - 2);
   });
+
+  it('with a shared cache, matches any earlier request and counts only from the given one', () => {
+    const system = { role: 'system', content: 'base' };
+    const review = { role: 'system', content: 'review' };
+    const requests = [
+      request(0, 'act', [system, { role: 'user', content: 'one' }]),
+      request(1, 'qa_review', [review, { role: 'user', content: 'answer one' }]),
+      request(2, 'warmup', [system, { role: 'user', content: 'two' }]),
+      request(3, 'qa_review', [review, { role: 'user', content: 'answer two' }]),
+    ];
+    const tools = JSON.stringify([{ name: 'read_file' }]).length;
+    const warm = prefixReuse(requests, { cache: 'shared', countFrom: 2 });
+    expect(warm.requests).toBe(2);
+    // Each of the second turn's requests repeats the tools and its caller's system message from the first turn.
+    const userStart = JSON.stringify({ role: 'user', content: 'x' }).indexOf('x');
+    expect(warm.perRequest.map((r) => r.shared)).toEqual([
+      tools + JSON.stringify(system).length + userStart,
+      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer ' }).length - 1,
+    ]);
+    expect(prefixReuse(requests, { countFrom: 2 }).perRequest.map((r) => r.shared)).toEqual([
+      tools + JSON.stringify(system).length + userStart,
+      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer ' }).length - 1,
+    ]);
+  });
 });

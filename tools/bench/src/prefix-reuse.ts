@@ -43,25 +43,43 @@ export interface PrefixReport {
 }
 
 /**
- * Prefix reuse over one run's requests: each request against the previous request of the same caller
- * (the run's own stages form one chain; the QA reviewer, with its own prompt, another).
+ * How a provider's cache is modelled: `chain`, each request against the previous request of the same caller
+ * (the run's own stages form one chain; the QA reviewer, with its own prompt, another); `shared`, against
+ * the longest prefix of any earlier request (automatic prefix caches keep every recent prefix).
  */
-export function prefixReuse(requests: readonly RecordedRequest[]): PrefixReport {
+export interface ReuseOptions {
+  cache?: 'chain' | 'shared';
+  /** Requests before this index only fill the cache; they are not counted. */
+  countFrom?: number;
+}
+
+/** Prefix reuse over the chat requests of a session. */
+export function prefixReuse(requests: readonly RecordedRequest[], { cache = 'chain', countFrom = 0 }: ReuseOptions = {}): PrefixReport {
   const previous = new Map<string, string[]>();
+  const earlier: string[][] = [];
   const report: PrefixReport = { requests: 0, perRequest: [], shares: [], totalChars: 0, reusableChars: 0 };
+  let index = -1;
   for (const request of requests) {
     if (request.path !== '/chat/completions') continue;
+    index += 1;
     const caller = request.stage === 'qa_review' ? 'qa' : 'run';
     const rendered = renderedRequest(request.body as { tools?: unknown; messages?: unknown[] });
     const total = rendered.reduce((n, part) => n + part.length, 0);
     const before = previous.get(caller);
-    const shared = before ? sharedPrefix(before, rendered) : 0;
+    const shared =
+      cache === 'chain'
+        ? before
+          ? sharedPrefix(before, rendered)
+          : 0
+        : earlier.reduce((best, e) => Math.max(best, sharedPrefix(e, rendered)), 0);
     previous.set(caller, rendered);
+    earlier.push(rendered);
+    if (index < countFrom) continue;
     report.requests += 1;
     report.perRequest.push({ stage: request.stage ?? '?', chars: total, shared, lastMessageChars: rendered.at(-1)?.length ?? 0 });
     report.totalChars += total;
     report.reusableChars += shared;
-    if (before) report.shares.push(shared / total);
+    if (before || cache === 'shared') report.shares.push(shared / total);
   }
   return report;
 }

@@ -158,7 +158,9 @@ function describeDeployment(
       const sent = messagesOf(warmup);
       expect(String(sent[1].content)).toMatch(new RegExp(`^${SUMMARY_HEAD}`));
       expect(sent.slice(2).some((m) => m.content === `Read the ${FILES} files and tell me what they hold.`)).toBe(false);
-      expect(sent.at(-1)).toEqual({ role: 'user', content: 'Question 7: and now?' });
+      // The user's message, then the stage's part of the prompt (docs/decisions/0052).
+      expect(sent.at(-2)).toEqual({ role: 'user', content: 'Question 7: and now?' });
+      expect(sent.at(-1)?.role).toBe('system');
     });
 
     it('decides every compacted run again from its log alone, with the same events', async () => {

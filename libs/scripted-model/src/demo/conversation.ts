@@ -26,6 +26,8 @@ export interface Conversation {
   idSeed: string;
 }
 
+const STAGE_PART = /^<stage_instructions>\n/;
+
 type WireMessage = {
   role?: string;
   content?: unknown;
@@ -49,13 +51,15 @@ export function readConversation(request: RecordedRequest): Conversation {
       if (call) exchanges.push({ ...call, result: text });
     }
   }
-  const users = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
+  // The stage's part of the prompt may come as a tagged user message (STAGECRAFT_STAGE_MESSAGE_ROLE=user): it is prompt, not the user.
+  const isPrompt = (m: WireMessage) => m.role === 'system' || (m.role === 'user' && STAGE_PART.test(textOf(m.content)));
+  const users = messages.filter((m) => m.role === 'user' && !isPrompt(m)).map((m) => textOf(m.content));
   // Tools offered with tool_choice "none" may not be called: a model that follows the request sees none.
   const tools: unknown[] = Array.isArray(request.body?.tools) && request.body.tool_choice !== 'none' ? request.body.tools : [];
   return {
     stage: STAGES.find((stage) => stage === request.stage) ?? 'act',
     system: messages
-      .filter((m) => m.role === 'system')
+      .filter(isPrompt)
       .map((m) => textOf(m.content))
       .join('\n\n'),
     userInput: oneLine(users[users.length - 1] ?? '', 120),
@@ -63,7 +67,7 @@ export function readConversation(request: RecordedRequest): Conversation {
     exchanges,
     lastAnswer,
     transcript: messages
-      .filter((m) => m.role !== 'system')
+      .filter((m) => !isPrompt(m))
       .map((m) => textOf(m.content))
       .join('\n'),
     idSeed: createHash('sha256')

@@ -3,10 +3,10 @@ import type { CompactionSettings } from '@stagecraft/contracts';
 import type { EventStore } from '@stagecraft/event-store';
 import { cachedRequests, leasesFor } from '@stagecraft/messaging';
 import { ModelGateway, createOpenAiGateway, gatewayConfigFromEnv, instrumentedGateway } from '@stagecraft/model-gateway';
-import { DEFAULT_COMPACTION, DEFAULT_RUN_LIMITS, RunLimits } from '@stagecraft/run';
+import { DEFAULT_COMPACTION, DEFAULT_RUN_LIMITS, RunLimits, StageMessageRole } from '@stagecraft/run';
 import type { ShellPorts } from '@stagecraft/service-shell';
 import { compactionFromEnv } from './compaction-config';
-import { limitsFromEnv } from './limits-config';
+import { limitsFromEnv, stageMessageRoleFromEnv } from './limits-config';
 import { DriverPorts } from './driver-ports';
 import { LeasePorts } from './leases/held-lease';
 import { ProcessorLeadership } from './leases/processor-leadership';
@@ -22,6 +22,8 @@ export interface ConversationOptions {
   resume?: boolean;
   /** Compaction settings on top of the defaults, before the environment's (`STAGECRAFT_COMPACT_*`) apply; `off`: never. */
   compaction?: Partial<CompactionSettings> | 'off';
+  /** How the stage's part of each prompt is sent, before the environment's (`STAGECRAFT_STAGE_MESSAGE_ROLE`) applies; default `system`. */
+  stageMessageRole?: StageMessageRole;
 }
 
 /** What the conversation service's handlers and processors work with, built once per start. */
@@ -81,6 +83,7 @@ export async function startConversation(shell: ShellPorts, options: Conversation
     newId: shell.newId,
     logger: shell.logger,
     limits,
+    stageMessageRole: stageMessageRoleFromEnv(shell.env, options.stageMessageRole ?? 'system'),
     compaction: options.compaction === 'off' ? null : compactionFromEnv(shell.env, { ...DEFAULT_COMPACTION, ...options.compaction }),
     projectRoots: shell.projectRoots,
     afterCommit: crashAfterCommit(shell),

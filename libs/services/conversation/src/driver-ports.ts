@@ -2,7 +2,7 @@ import type { EventStore } from '@stagecraft/event-store';
 import type { MessageBus, Requester } from '@stagecraft/messaging';
 import type { ModelGateway } from '@stagecraft/model-gateway';
 import type { CompactionSettings } from '@stagecraft/contracts';
-import type { RunLimits } from '@stagecraft/run';
+import type { RunLimits, StageMessageRole } from '@stagecraft/run';
 import type { Logger } from 'pino';
 
 /** What a run driver may touch: everything else reaches it through events. */
@@ -16,6 +16,8 @@ export interface DriverPorts {
   newId: () => string;
   logger: Logger;
   limits: RunLimits;
+  /** How the stage's part of each prompt is sent (`STAGECRAFT_STAGE_MESSAGE_ROLE`, docs/decisions/0052). */
+  stageMessageRole: StageMessageRole;
   /** How new runs compact what their requests carry (recorded in each `RunStarted`); null: never. */
   compaction: CompactionSettings | null;
   /** The directories a run's project root may be in; undefined: any. */

@@ -162,7 +162,7 @@ async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPla
   const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
   const assemble = await withProjectMap(ports, recalled, { runId, projectRoot });
   const assembled = await assemblePrompt(ports, assemble, runId);
-  const messages = modelMessages(plan, assembled);
+  const messages = modelMessages(plan, assembled, ports.stageMessageRole);
   const tools = toolSpecs(plan.toolNames);
   const recorded = plan.record ? recordOf(ports, plan, state, messages, tools) : undefined;
   const metadata = { correlationId: state.start.runId, causationId: plan.requestId, occurredAt: now(ports) };

@@ -1,5 +1,5 @@
 import { DEFAULT_RUN_LIMITS } from '@stagecraft/run';
-import { limitsFromEnv } from './limits-config';
+import { limitsFromEnv, stageMessageRoleFromEnv } from './limits-config';
 
 describe('run limits from the environment', () => {
   it('keeps the base when unset or empty', () => {
@@ -24,9 +24,32 @@ describe('run limits from the environment', () => {
     ['STAGECRAFT_MAX_TOOL_ROUNDS', '2.5'],
     ['STAGECRAFT_MAX_DELIVERY_CHECKS', '21'],
     ['STAGECRAFT_MAX_DELIVERY_CHECKS', '-1'],
+    ['STAGECRAFT_CONTEXT_WINDOW', '4095'],
+    ['STAGECRAFT_CONTEXT_WINDOW', '2000001'],
   ])('refuses %s=%s with a VALIDATION error naming it', (name, value) => {
     expect(() => limitsFromEnv({ [name]: value }, DEFAULT_RUN_LIMITS)).toThrow(
       expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ path: [name] })] }),
+    );
+  });
+
+  it('reads the context window over the base', () => {
+    expect(limitsFromEnv({ STAGECRAFT_CONTEXT_WINDOW: '32000' }, DEFAULT_RUN_LIMITS)).toEqual({
+      ...DEFAULT_RUN_LIMITS,
+      contextWindow: 32_000,
+    });
+  });
+});
+
+describe('the stage message role from the environment', () => {
+  it('keeps the base when unset, reads system or user', () => {
+    expect(stageMessageRoleFromEnv({}, 'system')).toBe('system');
+    expect(stageMessageRoleFromEnv({ STAGECRAFT_STAGE_MESSAGE_ROLE: ' user ' }, 'system')).toBe('user');
+    expect(stageMessageRoleFromEnv({ STAGECRAFT_STAGE_MESSAGE_ROLE: 'system' }, 'user')).toBe('system');
+  });
+
+  it('refuses anything else with a VALIDATION error naming it', () => {
+    expect(() => stageMessageRoleFromEnv({ STAGECRAFT_STAGE_MESSAGE_ROLE: 'developer' }, 'system')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ path: ['STAGECRAFT_STAGE_MESSAGE_ROLE'] })] }),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { CONTEXT_WINDOW_RANGE, RUN_LIMIT_RANGES, StagecraftError, issuesFromZod } from '@stagecraft/contracts';
-import type { RunLimits } from '@stagecraft/run';
+import type { RunLimits, StageMessageRole } from '@stagecraft/run';
 import { z } from 'zod';
 
 const within = ({ min, max }: { min: number; max: number }) => z.coerce.number().int().min(min).max(max).optional();
@@ -32,4 +32,21 @@ export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>,
     ...(checks !== undefined && { maxDeliveryChecks: checks }),
     ...(window !== undefined && { contextWindow: window }),
   };
+}
+
+const ROLES: readonly StageMessageRole[] = ['system', 'user'];
+
+/**
+ * `STAGECRAFT_STAGE_MESSAGE_ROLE`: `system` (the default) sends the stage's part of each prompt as a system
+ * message after the history; `user`, wrapped in `<stage_instructions>`, for endpoints whose chat template
+ * accepts a system message only first. A bad value stops the service at start-up, naming it.
+ */
+export function stageMessageRoleFromEnv(env: Readonly<Record<string, string | undefined>>, base: StageMessageRole): StageMessageRole {
+  const value = env.STAGECRAFT_STAGE_MESSAGE_ROLE?.trim();
+  if (!value) return base;
+  if ((ROLES as readonly string[]).includes(value)) return value as StageMessageRole;
+  const message = `one of ${ROLES.join(', ')}`;
+  throw new StagecraftError('VALIDATION', `invalid configuration: STAGECRAFT_STAGE_MESSAGE_ROLE: ${message}`, [
+    { path: ['STAGECRAFT_STAGE_MESSAGE_ROLE'], message },
+  ]);
 }
