@@ -28,6 +28,15 @@ export const HistorySummary = z.object({
   toolOutputs: SummarySection,
 });
 export type HistorySummary = z.infer<typeof HistorySummary>;
+/**
+ * What a completed run did, beyond its goal and answer (which its turn already holds): its decisions,
+ * open issues and important tool outputs, each item citing the run's events. Extractive and bounded;
+ * stored once with the turn's answer on `conversation-<id>` so that later turns carry it.
+ */
+export const RunDigest = z.object({ decisions: SummarySection, openIssues: SummarySection, toolOutputs: SummarySection });
+export type RunDigest = z.infer<typeof RunDigest>;
+export const DIGEST_SECTIONS = ['decisions', 'openIssues', 'toolOutputs'] as const;
+
 export const SUMMARY_SECTIONS = ['goals', 'decisions', 'currentPlan', 'openIssues', 'toolOutputs'] as const;
 export type SummarySectionName = (typeof SUMMARY_SECTIONS)[number];
 

@@ -1,4 +1,5 @@
 import { ChatMessage } from './model';
+import type { RunDigest } from './history';
 import { ReasoningOutcome } from './reasoning';
 
 /** One event a summary drew on. */
@@ -11,6 +12,8 @@ export interface EventRef {
 export interface SourcedMessage extends EventRef {
   message: ChatMessage;
   kind?: 'user_input' | 'assistant' | 'tool_result' | 'correction' | 'delegation';
+  /** A message that shows an earlier run's digest: a summary files these items, with their provenance, rather than the text. */
+  digest?: RunDigest;
 }
 
 /** A reasoning outcome the run recorded, with where. */

@@ -99,7 +99,7 @@ function apply(input: RunInput, decision: RunDecision, context: DecideContext): 
       return fail(decision, input.fault);
     case 'ToolAnswered': {
       const call = openCall(decision, input.callId);
-      const shown = toolResultView(expectInStage(decision.state), call, input.result.output);
+      const shown = toolResultView(expectInStage(decision.state), call, input.result);
       decision.add('ToolCallCompleted', completedCall(call.callId, input.result));
       decision.add('MessageAppended', toolResult(decision, call.modelCallId, shown.content, shown.outputOf));
       return afterToolResult(decision, input.at, context);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { EventData } from '@stagecraft/contracts';
 import { foldRun } from './evolve';
 import { AT, MACRO, call, given, like, micro, reply, requested, runSpec, toolAnswers } from './given.testing';
@@ -45,6 +46,8 @@ describe('clipToolOutput: head, tail and a handle', () => {
     );
     const head = fromLine.split('\n').findIndex((l) => l.startsWith('['));
     expect(fromLine).toContain(`"startLine":${100 + head + 1}`);
+    const failedRead = clipToolOutput(output, 3000, handleOf({ callId: 'r1.m2.c', tool: 'read_file', arguments: { path: 'a.ts' } }, false));
+    expect(failedRead).toContain('read_tool_output {"callId":"r1.m2.c"');
     const command = clipToolOutput(output, 3000, handleOf({ callId: 'r1.m2.c', tool: 'run_command', arguments: { command: 'ls' } }));
     expect(command).toMatch(/read_tool_output \{"callId":"r1\.m2\.c","startLine":\d+,"endLine":\d+\}\]/);
   });
@@ -150,5 +153,50 @@ describe('decide: tool results within the round budget of a run that recorded it
       .after(requested(), reply(`${MACRO}\nReading.`), reply(`${micro()}\nReading.`, [call('read_file')]))
       .when(toolAnswers(big))
       .then(like('ToolCallCompleted', { output: big }), like('MessageAppended', { content: big }), like('StageEntered'));
+  });
+});
+
+describe('tool results of random rounds', () => {
+  it('show each result within its share of the round budget (or its note alone), and replay identically', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1024, max: 64_000 }),
+        fc.array(fc.record({ lines: fc.integer({ min: 0, max: 3000 }), width: fc.integer({ min: 1, max: 300 }), file: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (contextWindow, results) => {
+          const start = {
+            ...(requested() as Extract<RunInput, { type: 'RunRequested' }>),
+            limits: { ...DEFAULT_RUN_LIMITS, contextWindow },
+          };
+          const calls = results.map((r, i) =>
+            r.file ? call('read_file', { path: `f${i}.txt` }, `c${i}`) : call('run_command', { command: 'ls' }, `c${i}`),
+          );
+          const outputs = results.map((r) => text(r.lines, r.width));
+          const log = given()
+            .after(start, reply(`${MACRO}\nReading.`), reply(`${micro()}\nReading.`, calls))
+            .after(...outputs.map((output) => toolAnswers(output))).events;
+          const shown = log.flatMap((e) => (e.type === 'MessageAppended' && e.data.kind === 'tool_result' ? [e.data] : []));
+          const state = foldRun(log);
+          const sent =
+            state.status === 'running' ? state.history.filter((m) => m.kind === 'tool_result').map((m) => m.message.content) : [];
+          expect(sent).toHaveLength(outputs.length);
+          const budget = roundBudgetChars(contextWindow);
+          let used = 0;
+          sent.forEach((content, i) => {
+            const share = shareOfRound(budget, used, outputs.length - i);
+            const handle = handleOf({ callId: `r1.m2.c${i}`, tool: calls[i].name, arguments: JSON.parse(calls[i].arguments) });
+            expect(content.length).toBeLessThanOrEqual(Math.max(share, clipToolOutput(outputs[i], 0, handle).length));
+            // Whole: by reference, the fold shows the output; clipped: the view as stored.
+            expect(shown[i].outputOf === undefined ? shown[i].content : outputs[i]).toBe(content);
+            if (content !== outputs[i]) expect(content).toContain('left out here');
+            used += content.length;
+          });
+          expect(replayRun(log, DEFAULT_RUN_LIMITS)).toMatchObject({ identical: true, events: log.length });
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

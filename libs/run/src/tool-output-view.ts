@@ -30,10 +30,13 @@ export type OutputHandle =
   /** Any other tool: its output as the tool service recorded it, by call id. */
   | { kind: 'call'; callId: string };
 
-/** The handle of a call's output: a file read is read on from the file, anything else from the tool service's record. */
-export function handleOf(call: { callId: string; tool: string; arguments: Record<string, unknown> }): OutputHandle {
+/**
+ * The handle of a call's output: a file read is read on from the file, anything else (a failed read's
+ * text included, whose lines are not the file's) from the tool service's record.
+ */
+export function handleOf(call: { callId: string; tool: string; arguments: Record<string, unknown> }, ok = true): OutputHandle {
   const { path, startLine } = call.arguments;
-  if (call.tool === 'read_file' && typeof path === 'string')
+  if (ok && call.tool === 'read_file' && typeof path === 'string')
     return { kind: 'file', path, firstLine: typeof startLine === 'number' && startLine >= 1 ? startLine : 1 };
   return { kind: 'call', callId: call.callId };
 }
@@ -79,12 +82,16 @@ export function clipToolOutput(output: string, maxChars: number, handle: OutputH
  * (in `ToolCallCompleted`); a clipped view is held as shown. Runs that recorded no window (older logs)
  * get the output itself, as they always did.
  */
-export function toolResultView(s: InStage, call: OpenToolCall, output: string): { content: string; outputOf?: string } {
+export function toolResultView(
+  s: InStage,
+  call: OpenToolCall,
+  { output, ok }: { output: string; ok: boolean },
+): { content: string; outputOf?: string } {
   const contextWindow = s.start.limits?.contextWindow;
   if (contextWindow === undefined) return { content: output };
   const round = s.history.slice(s.history.findLastIndex((m) => (m.message.toolCalls?.length ?? 0) > 0) + 1);
   const shownSoFar = round.reduce((sum, m) => sum + (m.message.role === 'tool' ? m.message.content.length : 0), 0);
   const open = s.current.step.kind === 'tools' ? s.current.step.open.length : 1;
-  const view = clipToolOutput(output, shareOfRound(roundBudgetChars(contextWindow), shownSoFar, open), handleOf(call));
+  const view = clipToolOutput(output, shareOfRound(roundBudgetChars(contextWindow), shownSoFar, open), handleOf(call, ok));
   return view === output ? { content: '', outputOf: call.callId } : { content: view };
 }

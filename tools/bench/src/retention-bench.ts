@@ -128,13 +128,17 @@ export function retentionLines(label: string, r: RetentionResult): string[] {
     .map(([kind, k]) => `${kind} ${k.kept}/${k.total}`)
     .join(', ');
   const failed = r.ends.filter((e) => e !== 'RunCompleted').length;
+  const ownTurn = (['goal', 'answer', 'decision', 'tool'] as const).reduce(
+    (sum, kind) => ({ kept: sum.kept + score.byKind[kind].kept, total: sum.total + score.byKind[kind].total }),
+    { kept: 0, total: 0 },
+  );
   return [
     `${label}: ${percent(score.kept, score.total)} of planted facts in the last request (${score.kept}/${score.total}); ` +
       `compactions: ${r.compactions.lastRun} in the last run, ${r.compactions.earlierRuns} in earlier runs, ${r.compactions.conversation} of the conversation; ` +
       `last request ${Math.round(r.finalRequestChars / 1000)}k chars (~${Math.round(r.finalRequestChars / 4000)}k tokens), ` +
       `largest ${Math.round(r.largestRequestChars / 1000)}k chars; ${r.requests} model requests` +
       (failed ? `; ${failed} run(s) did not complete` : ''),
-    `  by kind: ${kinds}`,
+    `  by kind: ${kinds}; without earlier turns' runs (the headline before digests): ${percent(ownTurn.kept, ownTurn.total)} (${ownTurn.kept}/${ownTurn.total})`,
     ...(score.lost.length ? [`  lost: ${score.lost.slice(0, 12).join(' ')}${score.lost.length > 12 ? ' …' : ''}`] : []),
   ];
 }
@@ -153,7 +157,9 @@ export async function runRetentionBench(
       `in the first ${s.plantedRounds} files and plan deltas of the last run, and in one file and plan delta of each earlier run); ` +
       `files of ${s.fileBytes} bytes; compaction ${JSON.stringify(compaction)}; embedded services, scripted model`,
   );
-  print('headline share: goal, answer, decision, tool; earlier-* are not carried across turns by design (a turn is its goal and answer)');
+  print(
+    'headline share: every kind (goal, answer, decision, tool, earlier-decision, earlier-tool); earlier-* reach later turns through each turn’s digest',
+  );
   for (const version of [1, 2] as const)
     for (const line of retentionLines(
       `summary version ${version}${version === 1 ? ' (before)' : ''}`,

@@ -24,17 +24,20 @@ describe('the retention score', () => {
     for (const code of codes) expect(codes.filter((other) => other !== code && other.includes(code))).toEqual([]);
   });
 
-  it('counts a fact kept when its code is anywhere in the text, over the headline kinds only', () => {
+  it('counts a fact kept when its code is anywhere in the text, over every kind, and reports each kind', () => {
     const facts = plantedFacts(scenario);
     const text = `summary: ${codeOf('goal', 1)} ${codeOf('goal', 2)}\nread: ${codeOf('tool', 3, 1)} ${codeOf('tool', 1, 1)}`;
     const score = scoreRetention(facts, text);
     expect(score.byKind.goal).toEqual({ kept: 2, total: 3 });
     expect(score.byKind.tool).toEqual({ kept: 1, total: 2 });
     expect(score.byKind['earlier-tool']).toEqual({ kept: 1, total: 2 });
-    // goal 2/3 + answer 0/2 + decision 0/2 + tool 1/2; the earlier run's tool output is reported, not counted.
-    expect({ kept: score.kept, total: score.total }).toEqual({ kept: 3, total: 9 });
+    // goal 2/3 + answer 0/2 + decision 0/2 + tool 1/2 + earlier-decision 0/2 + earlier-tool 1/2.
+    expect({ kept: score.kept, total: score.total }).toEqual({ kept: 4, total: 13 });
     expect(score.lost).toContain(codeOf('goal', 3));
+    expect(score.lost).toContain(codeOf('decision', 1, 1));
     expect(score.lost).not.toContain(codeOf('tool', 1, 1));
+    // The parts before digests (goal, answer, decision, tool) can still be scored alone.
+    expect(scoreRetention(facts, text, ['goal', 'answer', 'decision', 'tool'])).toMatchObject({ kept: 3, total: 9 });
   });
 
   it('reads what the model is sent: every message’s text and its tool calls’ arguments', () => {

@@ -7,10 +7,12 @@ import { QA_PASS_REPORT, macroReasoning } from '@stagecraft/testing';
  * Where a planted fact sits. `goal` and `answer`: a turn's message and its final answer, the turn's
  * goal and outcome. `decision` and `tool`: a plan delta and the first line of a file read in the last
  * turn's run, before its compactions. `earlier-decision` and `earlier-tool`: the same in an earlier
- * turn's run, which the conversation does not carry into later turns (a turn is its goal and answer).
+ * turn's run, which later turns get through that turn's digest (docs/decisions/0053).
  */
 export type FactKind = 'goal' | 'answer' | 'decision' | 'tool' | 'earlier-decision' | 'earlier-tool';
-export const HEADLINE_KINDS: readonly FactKind[] = ['goal', 'answer', 'decision', 'tool'];
+export const FACT_KINDS: readonly FactKind[] = ['goal', 'answer', 'decision', 'tool', 'earlier-decision', 'earlier-tool'];
+/** Every kind counts: what earlier turns' runs decided and read is as much the conversation's as their goals. */
+export const HEADLINE_KINDS: readonly FactKind[] = FACT_KINDS;
 
 export interface Fact {
   kind: FactKind;
@@ -100,8 +102,7 @@ export interface RetentionScore {
 /** The share of `facts` whose code the text holds, over all and per kind. */
 export function scoreRetention(facts: readonly Fact[], text: string, kinds: readonly FactKind[] = HEADLINE_KINDS): RetentionScore {
   const byKind = {} as RetentionScore['byKind'];
-  for (const kind of ['goal', 'answer', 'decision', 'tool', 'earlier-decision', 'earlier-tool'] as const)
-    byKind[kind] = { kept: 0, total: 0 };
+  for (const kind of FACT_KINDS) byKind[kind] = { kept: 0, total: 0 };
   const lost: string[] = [];
   for (const fact of facts) {
     const present = text.includes(fact.code);

@@ -244,7 +244,7 @@ describe('tool outputs past the round budget (STAGECRAFT_CONTEXT_WINDOW=32000)',
     const restored = await restoreRequests(system.store, runId);
     expect(restored.some((r) => r.messages.some((m) => m.role === 'tool' && m.content === whole))).toBe(true);
     const measured = await roundBytes(system, runId);
-    report('one 20 KB read_file', measured);
+    report('one 24 KB read_file', measured);
     // The output was stored three times and is now stored twice.
     expect(measured.before - measured.after).toBeGreaterThan(whole.length);
   }, 180_000);

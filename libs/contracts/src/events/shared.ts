@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, Stage, ToolName } from '../common';
 import { Instruction } from '../instructions';
+import { RunDigest } from '../history';
 
 /** Schemas that more than one stream family uses. */
 export const Sha256 = z.string().regex(/^[a-f0-9]{64}$/);
@@ -25,6 +26,11 @@ export const MessageAppended = z.object({
    * `ToolCallCompleted` with this call id, just before it on the same stream (docs/decisions/0049).
    */
   outputOf: Id.optional(),
+  /**
+   * On a turn's answer (`conversation-*`) only: what the run that answered did (its decisions, open issues
+   * and tool outputs, docs/decisions/0053). Absent on turns written before it; later runs see it as a message.
+   */
+  digest: RunDigest.optional(),
 });
 
 /** What a finished tool call produced: the run keeps it as `ToolCallCompleted`, the tool service as `ToolExecutionFinished`. */

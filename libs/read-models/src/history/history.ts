@@ -1,4 +1,5 @@
-import { EventData, HistorySummary } from '@stagecraft/contracts';
+import { EventData, HistorySummary, RunDigest } from '@stagecraft/contracts';
+import { renderDigest } from '@stagecraft/run';
 import { SourcedMessage } from '@stagecraft/contracts';
 import type { Projection, RecordedEvent } from '@stagecraft/contracts';
 import { entryOf } from '../logged';
@@ -10,6 +11,11 @@ export interface HistoryEntry {
   kind: EventData<'MessageAppended'>['kind'];
   /** Its revision on the conversation stream. */
   revision: number;
+  /**
+   * Set on the entry that shows the digest of the run that answered (docs/decisions/0053): it stands
+   * between the question and the answer, at the answer's revision. Turns written before it have none.
+   */
+  digest?: RunDigest;
 }
 
 /** A conversation's compressed history: the latest summary, and the turns after it verbatim. */
@@ -39,8 +45,10 @@ type HistoryEvent = Pick<RecordedEvent, 'type' | 'data' | 'revision' | 'position
 export function evolveHistory(history: ConversationHistory, event: HistoryEvent): ConversationHistory {
   const at = { revision: Number(event.revision), position: event.position.toString() };
   if (event.type === 'MessageAppended') {
-    const { role, content, kind } = event.data as EventData<'MessageAppended'>;
-    return { ...history, ...at, messages: [...history.messages, { role, content, kind, revision: at.revision }] };
+    const { role, content, kind, digest } = event.data as EventData<'MessageAppended'>;
+    const entry = { role, content, kind, revision: at.revision };
+    const shown = digest ? [digestEntry(digest, at.revision), entry] : [entry];
+    return { ...history, ...at, messages: [...history.messages, ...shown] };
   }
   if (event.type === 'HistoryCompacted') {
     const { summary, replaced } = event.data as EventData<'HistoryCompacted'>;
@@ -49,13 +57,23 @@ export function evolveHistory(history: ConversationHistory, event: HistoryEvent)
   return history;
 }
 
+/** The digest as the model reads it: context about what the run did, given like a summary is. */
+const digestEntry = (digest: RunDigest, revision: number): HistoryEntry => ({
+  role: 'user',
+  content: renderDigest(digest),
+  kind: 'assistant',
+  revision,
+  digest,
+});
+
 /** The turns after the summary, as the compaction and the run's requests take them. */
 export const sourcedMessages = (history: ConversationHistory, stream: string): SourcedMessage[] =>
-  history.messages.map(({ role, content, kind, revision }) => ({
+  history.messages.map(({ role, content, kind, revision, digest }) => ({
     message: { role: role === 'system' ? 'user' : role, content },
     kind,
     stream,
     revision,
+    ...(digest ? { digest } : {}),
   }));
 
 export interface HistoryView {

@@ -1,15 +1,14 @@
 import {
   CompactionSettings,
   EventRange,
-  EventRef,
   HistorySummary,
   SUMMARY_SECTIONS,
   SummarySection,
   SummarySectionName,
 } from '@stagecraft/contracts';
 import type { SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
-import { clip, meaningful } from './clip';
 import { Kept, KeptSections, keepByCount, keepByImportance, restBudgetChars } from './summary-keep';
+import { drawItems } from './summary-draw';
 import { rangesOf } from './sources';
 
 export { clip } from './clip';
@@ -22,40 +21,6 @@ export const EMPTY_SUMMARY: HistorySummary = {
   openIssues: emptySection(),
   toolOutputs: emptySection(),
 };
-
-/** The tool each result answered, from the assistant message that asked for it. */
-function toolNames(messages: readonly SourcedMessage[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const { message } of messages)
-    for (const call of message.toolCalls ?? []) names.set(call.id, `${call.name} ${clip(call.arguments, 80)}`);
-  return names;
-}
-
-type Drawn = Record<SummarySectionName, { text: string; ref: EventRef }[]>;
-
-/** The items the messages and outcomes give each section, oldest first, each with the event it came from. */
-function draw(messages: readonly SourcedMessage[], outcomes: readonly SourcedOutcome[]): Drawn {
-  const drawn: Drawn = { goals: [], decisions: [], currentPlan: [], openIssues: [], toolOutputs: [] };
-  const add = (section: SummarySectionName, text: string, ref: EventRef) => {
-    const item = clip(text);
-    if (item) drawn[section].push({ text: item, ref: { stream: ref.stream, revision: ref.revision } });
-  };
-  const tools = toolNames(messages);
-  for (const m of messages) {
-    const { role, content, toolCalls, toolCallId } = m.message;
-    if (m.kind === 'user_input' || (m.kind === undefined && role === 'user')) add('goals', content, m);
-    else if (m.kind === 'correction') add('openIssues', `Correction: ${content}`, m);
-    else if (role === 'tool') add('toolOutputs', `${tools.get(toolCallId ?? '') ?? 'tool'} → ${content}`, m);
-    else if (role === 'assistant' && !toolCalls?.length && meaningful(clip(content))) add('decisions', `Answered: ${content}`, m);
-  }
-  for (const o of outcomes) {
-    const { plan_delta, next_action, known_risks, delivery_state } = o.outcome;
-    if (meaningful(plan_delta)) add('decisions', plan_delta, o);
-    if (meaningful(known_risks)) add('openIssues', `Risk: ${known_risks}`, o);
-    add('currentPlan', `Next: ${next_action} (delivery ${delivery_state})`, o);
-  }
-  return drawn;
-}
 
 /**
  * The extractive summary (the default method): taken, deterministically and without a model, from
@@ -71,8 +36,8 @@ export function extractiveSummary(input: {
   settings?: Pick<CompactionSettings, 'summaryVersion' | 'maxTokens'>;
 }): HistorySummary {
   const previous = input.previous ?? EMPTY_SUMMARY;
-  const drawn = draw(input.messages, input.outcomes);
-  const sources = (name: SummarySectionName) => rangesOf([...previous[name].sources, ...drawn[name].map((d) => d.ref)]);
+  const drawn = drawItems(input.messages, input.outcomes);
+  const sources = (name: SummarySectionName) => rangesOf([...previous[name].sources, ...drawn[name].map((d) => d.origin)]);
   const merged = {} as HistorySummary;
   if ((input.settings?.summaryVersion ?? 1) === 1) {
     for (const name of SUMMARY_SECTIONS)
@@ -80,11 +45,7 @@ export function extractiveSummary(input: {
     return merged;
   }
   const sections = {} as KeptSections;
-  for (const name of SUMMARY_SECTIONS)
-    sections[name] = [
-      ...keptOf(previous[name]),
-      ...drawn[name].map(({ text, ref }) => ({ text, origin: { stream: ref.stream, from: ref.revision, to: ref.revision } })),
-    ];
+  for (const name of SUMMARY_SECTIONS) sections[name] = [...keptOf(previous[name]), ...drawn[name]];
   const kept = keepByImportance(sections, restBudgetChars(input.settings?.maxTokens));
   for (const name of SUMMARY_SECTIONS) merged[name] = withOrigins(kept[name], sources(name));
   return merged;
@@ -99,3 +60,4 @@ const withOrigins = (kept: readonly Kept[], sources: EventRange[]): SummarySecti
 
 export { renderSummary, summaryMessage } from './summary-text';
 export { parseSummary, transcriptOf } from './model-summary';
+export { DIGEST_CHARS, renderDigest, runDigest } from './summary-digest';

@@ -1,14 +1,19 @@
-import { EventOf, conversationEvents, runEvents, runOfStream, streams } from '@stagecraft/contracts';
-import { compactionEvent, extractiveSummary, planCompaction } from '@stagecraft/run';
+import { EventOf, RunDigest, conversationEvents, runEvents, runOfStream, streams } from '@stagecraft/contracts';
+import { compactionEvent, extractiveSummary, foldRun, planCompaction, runDigest } from '@stagecraft/run';
 import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { runIds } from '@stagecraft/run';
 import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents, stableEventId } from '@stagecraft/event-store';
 
 /**
- * The turn a completed run leaves in its conversation: what the user asked, then the answer. Ids,
- * data and metadata all come from the run's own events, so writing it again gives the same events.
+ * The turn a completed run leaves in its conversation: what the user asked, then the answer, which
+ * carries the run's digest when it has one. Ids, data and metadata all come from the run's own events,
+ * so writing it again gives the same events.
  */
-export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent & EventOf<'RunCompleted'>): NewEvent[] {
+export function turnOf(
+  started: EventOf<'RunStarted'>,
+  completed: RecordedEvent & EventOf<'RunCompleted'>,
+  digest: RunDigest | null = null,
+): NewEvent[] {
   const { runId, conversationId, userInput } = started.data;
   const metadata = {
     runId,
@@ -40,6 +45,7 @@ export function turnOf(started: EventOf<'RunStarted'>, completed: RecordedEvent 
         instructions: [],
         intermediate: false,
         kind: 'assistant',
+        ...(digest ? { digest } : {}),
       },
       metadata,
     },
@@ -59,9 +65,11 @@ export async function rememberTurn(
 ): Promise<'stored' | 'present' | 'no_run'> {
   // The stream names the run; logs written before also say it in the metadata (docs/decisions/0018).
   const runId = completed.metadata.runId ?? runOfStream(completed.streamId);
-  const [started] = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: 1 }) : [];
+  // The run as it completed: events after it (late answers) do not change the digest a retry writes.
+  const run = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: Number(completed.revision) + 1 }) : [];
+  const [started] = run;
   if (started?.type !== 'RunStarted') return 'no_run';
-  const turn = turnOf(started, completed);
+  const turn = turnOf(started, completed, turnDigest(run, completed));
   const stream = streams.conversation(started.data.conversationId);
   const userMessageId = runIds.turnUser(started.data.runId);
   for (;;) {
@@ -83,6 +91,12 @@ export async function rememberTurn(
       if (!(error instanceof ConcurrencyError)) throw error;
     }
   }
+}
+
+/** The digest of a run's own history, from its stream up to its completion (docs/decisions/0053). */
+export function turnDigest(run: Parameters<typeof foldRun>[0], completed: EventOf<'RunCompleted'>): RunDigest | null {
+  const state = foldRun(run);
+  return state.status === 'new' ? null : runDigest({ history: state.history, outcomes: state.outcomes, answer: completed.data.answer });
 }
 
 const conversationTypes = new Set<string>(conversationEvents.types);
