@@ -28,12 +28,20 @@ export const HistorySummary = z.object({
   toolOutputs: SummarySection,
 });
 export type HistorySummary = z.infer<typeof HistorySummary>;
+/** Bound on a stored digest's items, per section: twice what a run writes (docs/decisions/0053). */
+export const DIGEST_MAX_CHARS = 4_000;
+
 /**
  * What a completed run did, beyond its goal and answer (which its turn already holds): its decisions,
  * open issues and important tool outputs, each item citing the run's events. Extractive and bounded;
  * stored once with the turn's answer on `conversation-<id>` so that later turns carry it.
  */
-export const RunDigest = z.object({ decisions: SummarySection, openIssues: SummarySection, toolOutputs: SummarySection });
+export const RunDigest = z
+  .object({ decisions: SummarySection, openIssues: SummarySection, toolOutputs: SummarySection })
+  // Written within 2,000 characters of text; a stored one far past that was not written by a run, and is not sent on.
+  .refine((d) => [d.decisions, d.openIssues, d.toolOutputs].every((s) => s.items.join('').length <= DIGEST_MAX_CHARS), {
+    message: `a digest's items hold at most ${DIGEST_MAX_CHARS} characters a section`,
+  });
 export type RunDigest = z.infer<typeof RunDigest>;
 export const DIGEST_SECTIONS = ['decisions', 'openIssues', 'toolOutputs'] as const;
 

@@ -36,7 +36,8 @@ function layoutViolations(policy: StagePolicy): string[] {
   const violations: string[] = [];
   const offered = policy.offered ?? policy.tools;
   if (policy.tools.some((t) => !offered.includes(t))) violations.push('a tool the stage may call is not offered');
-  if (policy.stage === 'qa_review' && offered.some((t) => !policy.tools.includes(t))) violations.push('qa_review offers a tool it may not call');
+  if (policy.stage === 'qa_review' && offered.some((t) => !policy.tools.includes(t)))
+    violations.push('qa_review offers a tool it may not call');
   if (policy.userMode === 'chat' && offered.length > 0) violations.push('chat offers tools');
   const runPrompts = policy.prompts.slice(0, policy.runPrompts ?? 0);
   if ((policy.runPrompts ?? 0) > policy.prompts.length) violations.push('more run prompts than prompts');

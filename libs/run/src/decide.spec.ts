@@ -39,7 +39,12 @@ const correction = (promptId: string, reason: string) =>
   like('MessageAppended', { role: 'user', kind: 'correction', intermediate: true, content: `${PROMPT(promptId)}\n\n(${reason})` });
 const READ_ONLY = ['read_file', 'list_dir', 'search_code', 'find_symbol', 'list_entry_points', 'search_index', 'read_tool_output'] as const;
 /** What every request of an agent run offers: the acting stages' tools. */
-const ACTING_TOOLS = decideStagePolicy({ userMode: 'agent', reasoningEnabled: true, stage: 'act', delegation: { depth: 0, chain: [] } }).tools;
+const ACTING_TOOLS = decideStagePolicy({
+  userMode: 'agent',
+  reasoningEnabled: true,
+  stage: 'act',
+  delegation: { depth: 0, chain: [] },
+}).tools;
 
 /** Runs in the stage the name says, built from real decisions. */
 const warmup = given().after(requested());

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CompactionSettings, streams } from '@stagecraft/contracts';
+import { CompactionSettings, EventData, streams } from '@stagecraft/contracts';
+import { renderDigest } from '@stagecraft/run';
 import { RecordedRequest, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { EmbeddedServices, runToEnd, scriptedGateway, startEmbeddedServices } from './embedded-services';
 import {
@@ -23,11 +24,15 @@ export const RETENTION_SCENARIO: RetentionScenario = {
   plantedRounds: 12,
   fileBytes: 2_000,
 };
-/** Small enough that the long run compacts several times, and the earlier turns are compacted into it. */
+/**
+ * The service's default token trigger (`STAGECRAFT_COMPACT_MAX_TOKENS`, 24,000), with few enough messages
+ * and a small enough verbatim window that the long run compacts several times and the earlier turns are
+ * compacted into it. `npm run bench:retention 60 8000` is the tighter stress setting.
+ */
 export const RETENTION_COMPACTION: Omit<CompactionSettings, 'summaryVersion'> = {
   method: 'extractive',
   maxMessages: 40,
-  maxTokens: 8_000,
+  maxTokens: 24_000,
   keepRecentTokens: 2_000,
 };
 
@@ -36,6 +41,8 @@ export interface RetentionResult {
   compactions: { lastRun: number; earlierRuns: number; conversation: number };
   /** The measured request: the last the acting stages sent (the reviewer has its own). */
   finalRequestChars: number;
+  /** The turns' digests as the model reads them: how many turns carry one, and their largest size in characters. */
+  digests: { count: number; maxChars: number; totalChars: number };
   largestRequestChars: number;
   requests: number;
   ends: string[];
@@ -47,6 +54,14 @@ async function countCompactions(system: EmbeddedServices, streamNames: readonly 
   let count = 0;
   for (const name of streamNames) count += (await system.store.readStream(name)).filter((e) => e.type === 'HistoryCompacted').length;
   return count;
+}
+
+async function digestSizes(system: EmbeddedServices, conversationId: string): Promise<RetentionResult['digests']> {
+  const sizes = (await system.store.readStream(streams.conversation(conversationId))).flatMap((e) => {
+    const digest = e.type === 'MessageAppended' ? (e.data as EventData<'MessageAppended'>).digest : undefined;
+    return digest ? [renderDigest(digest).length] : [];
+  });
+  return { count: sizes.length, maxChars: Math.max(0, ...sizes), totalChars: sizes.reduce((a, b) => a + b, 0) };
 }
 
 /** Waits until the conversation holds `turns` turns: the next run must start after the last one's turn is in. */
@@ -109,6 +124,7 @@ export async function measureRetention(
         conversation: await countCompactions(system, [streams.conversation(conversationId!)]),
       },
       finalRequestChars: bodyChars(final),
+      digests: await digestSizes(system, conversationId!),
       largestRequestChars: Math.max(...server.requests.map(bodyChars)),
       requests: server.requests.length,
       ends,
@@ -136,7 +152,8 @@ export function retentionLines(label: string, r: RetentionResult): string[] {
     `${label}: ${percent(score.kept, score.total)} of planted facts in the last request (${score.kept}/${score.total}); ` +
       `compactions: ${r.compactions.lastRun} in the last run, ${r.compactions.earlierRuns} in earlier runs, ${r.compactions.conversation} of the conversation; ` +
       `last request ${Math.round(r.finalRequestChars / 1000)}k chars (~${Math.round(r.finalRequestChars / 4000)}k tokens), ` +
-      `largest ${Math.round(r.largestRequestChars / 1000)}k chars; ${r.requests} model requests` +
+      `largest ${Math.round(r.largestRequestChars / 1000)}k chars; ${r.requests} model requests; ` +
+      `${r.digests.count} turn digests (largest ${r.digests.maxChars} chars, ${r.digests.totalChars} in all)` +
       (failed ? `; ${failed} run(s) did not complete` : ''),
     `  by kind: ${kinds}; without earlier turns' runs (the headline before digests): ${percent(ownTurn.kept, ownTurn.total)} (${ownTurn.kept}/${ownTurn.total})`,
     ...(score.lost.length ? [`  lost: ${score.lost.slice(0, 12).join(' ')}${score.lost.length > 12 ? ' …' : ''}`] : []),

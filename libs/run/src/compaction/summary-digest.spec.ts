@@ -1,4 +1,4 @@
-import { ReasoningOutcome, SourcedMessage, SourcedOutcome, streams } from '@stagecraft/contracts';
+import { ReasoningOutcome, RunDigest, SourcedMessage, SourcedOutcome, eventDataSchemas, streams } from '@stagecraft/contracts';
 import { DIGEST_CHARS, renderDigest, runDigest } from './summary-digest';
 import { extractiveSummary } from './summary';
 
@@ -32,7 +32,7 @@ function run(rounds: number, outputChars = 60) {
   }
   outcomes.push(outcome(revision++, { known_risks: 'the cache may be stale' }));
   history.push(at(revision++, { role: 'assistant', content: 'Group 1 is consistent.' }, 'assistant'));
-  return { history, outcomes, answer: 'Group 1 is consistent.' };
+  return { history, outcomes };
 }
 
 describe('a run’s digest', () => {
@@ -72,6 +72,16 @@ describe('a run’s digest', () => {
     expect(digest.decisions.items.length + digest.toolOutputs.items.length).toBeGreaterThan(0);
   });
 
+  it('is what the contract accepts, which refuses a stored digest far past the budget', () => {
+    const digest = runDigest(run(60, 2_000))!;
+    expect(RunDigest.safeParse(digest).success).toBe(true);
+    const bloated = { ...digest, toolOutputs: { items: ['x'.repeat(5_000)], sources: [], origins: [null] } };
+    expect(RunDigest.safeParse(bloated).success).toBe(false);
+    const answer = { messageId: 'r1.answer', role: 'assistant', content: 'done', kind: 'assistant' };
+    expect(eventDataSchemas.MessageAppended.safeParse({ ...answer, digest }).success).toBe(true);
+    expect(eventDataSchemas.MessageAppended.safeParse({ ...answer, digest: bloated }).success).toBe(false);
+  });
+
   it('leaves what the run said without a tool to the turn’s answer: its decisions are its plan deltas', () => {
     const r = run(1);
     r.history.splice(1, 0, at(1, { role: 'assistant', content: 'I will read f1.ts first.' }, 'assistant'));
@@ -79,9 +89,7 @@ describe('a run’s digest', () => {
   });
 
   it('is null for a run that left nothing but its goal and answer', () => {
-    expect(
-      runDigest({ history: run(0).history.filter((m) => m.kind !== 'tool_result'), outcomes: [], answer: 'Group 1 is consistent.' }),
-    ).toBeNull();
+    expect(runDigest({ history: run(0).history.filter((m) => m.kind !== 'tool_result'), outcomes: [] })).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@ import { rangesOf } from './sources';
 
 /** At most this many characters of digest text (items and their sources, as `renderDigest` shows them). */
 export const DIGEST_CHARS = 2_000;
+
 /**
  * A completed run's digest: the decisions, open issues and important tool outputs of its own history,
  * drawn like the extractive summary (version 2: each item cites its event), kept by the same importance
@@ -16,11 +17,7 @@ export const DIGEST_CHARS = 2_000;
  * holds them) and so is the plan (done when the run is). Deterministic and pure: the same events
  * always give the same digest. Null when the run left nothing worth carrying.
  */
-export function runDigest(run: {
-  history: readonly SourcedMessage[];
-  outcomes: readonly SourcedOutcome[];
-  answer: string;
-}): RunDigest | null {
+export function runDigest(run: { history: readonly SourcedMessage[]; outcomes: readonly SourcedOutcome[] }): RunDigest | null {
   const drawn = drawItems(run.history, run.outcomes);
   const sections = Object.fromEntries(SUMMARY_SECTIONS.map((name) => [name, [] as Kept[]])) as KeptSections;
   // What the run said without calling a tool (its final answer, and what it said on the way) is left to

@@ -103,7 +103,7 @@ describe('a turn’s digest, across turns', () => {
     expect(await rememberTurn(store, completed)).toBe('present');
     expect(await conversation()).toHaveLength(before.length);
 
-    const again = turnOf(run[0] as EventOf<'RunStarted'>, completed, turnDigest(run, completed));
+    const again = turnOf(run[0] as EventOf<'RunStarted'>, completed, turnDigest(run.slice(0, Number(completed.revision) + 1)));
     const stored = (await readEvents(store, streams.conversation(CONVERSATION), conversationEvents)).filter((e) =>
       again.some((t) => t.id === e.id),
     );

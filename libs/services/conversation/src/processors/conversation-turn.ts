@@ -69,7 +69,7 @@ export async function rememberTurn(
   const run = runId ? await readEvents(store, streams.run(runId), runEvents, { maxCount: Number(completed.revision) + 1 }) : [];
   const [started] = run;
   if (started?.type !== 'RunStarted') return 'no_run';
-  const turn = turnOf(started, completed, turnDigest(run, completed));
+  const turn = turnOf(started, completed, turnDigest(run));
   const stream = streams.conversation(started.data.conversationId);
   const userMessageId = runIds.turnUser(started.data.runId);
   for (;;) {
@@ -93,10 +93,10 @@ export async function rememberTurn(
   }
 }
 
-/** The digest of a run's own history, from its stream up to its completion (docs/decisions/0053). */
-export function turnDigest(run: Parameters<typeof foldRun>[0], completed: EventOf<'RunCompleted'>): RunDigest | null {
+/** The digest of a run's own history, from its stream read up to its completion (docs/decisions/0053). */
+export function turnDigest(run: Parameters<typeof foldRun>[0]): RunDigest | null {
   const state = foldRun(run);
-  return state.status === 'new' ? null : runDigest({ history: state.history, outcomes: state.outcomes, answer: completed.data.answer });
+  return state.status === 'new' ? null : runDigest({ history: state.history, outcomes: state.outcomes });
 }
 
 const conversationTypes = new Set<string>(conversationEvents.types);
