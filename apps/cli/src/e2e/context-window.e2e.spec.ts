@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventData, runEvents, streams } from '@stagecraft/contracts';
-import { EventStore, readEvents } from '@stagecraft/event-store';
+import { readEvents } from '@stagecraft/event-store';
 import { DEFAULT_RUN_LIMITS, answerReserve, replayRun } from '@stagecraft/run';
 import { RecordedRequest, ScriptedModelServer, ScriptedReply, startScriptedModelServer } from '@stagecraft/scripted-model';
 import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/testing';
-import { DistributedSystem, startDistributedSystem } from './distributed-system';
-import { RunFeed, runToEnd, startEmbeddedSystem } from './embedded-system';
+import { ScriptedDeployment, distributedDeployment } from './scripted-deployments';
+import { runToEnd, startEmbeddedSystem } from './embedded-system';
 
 /**
  * Issue 24: with a window of 32,000 tokens (an option embedded, `STAGECRAFT_CONTEXT_WINDOW` distributed), a
@@ -63,16 +63,11 @@ function script(request: RecordedRequest): ScriptedReply {
 
 let server: ScriptedModelServer;
 
-interface Deployment extends RunFeed {
-  store: EventStore;
-  close(): Promise<void>;
-}
-
-function describeDeployment(name: string, start: (dir: string) => Promise<Deployment>) {
+function describeDeployment(name: string, start: (dir: string) => Promise<ScriptedDeployment>) {
   describe(`${name}: a run bounded by its context window (STAGECRAFT_CONTEXT_WINDOW=32000)`, () => {
     let dir: string;
     let project: string;
-    let d: Deployment;
+    let d: ScriptedDeployment;
     const readRun = `window-read-${name}`;
     const overRun = `window-over-${name}`;
     const requestsOf = (runId: string) =>
@@ -155,21 +150,4 @@ describeDeployment('embedded', async (dir) => {
   return { ...system, close: () => system.stop() };
 });
 
-describeDeployment('distributed', async (dir) => {
-  const prefix = 'window';
-  const system: DistributedSystem = await startDistributedSystem({
-    prefix,
-    storePath: join(dir, 'distributed.db'),
-    env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', STAGECRAFT_MODEL: 'scripted', STAGECRAFT_CONTEXT_WINDOW: String(WINDOW) },
-  });
-  return {
-    bus: system.bus,
-    requester: system.requester,
-    prefix,
-    store: system.store,
-    async close() {
-      const codes = await system.stop();
-      expect(codes).toEqual(system.services.map(() => 0));
-    },
-  };
-});
+describeDeployment('distributed', (dir) => distributedDeployment(dir, server.url, 'window', { STAGECRAFT_CONTEXT_WINDOW: String(WINDOW) }));
