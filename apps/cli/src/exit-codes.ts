@@ -25,7 +25,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  done: the run completed DONE, the check found nothing
-  1  the run failed or needs work; a check found a difference; no such run
+  1  the run failed or needs work; a workflow failed, was cancelled or stopped
+     (its goal cannot be reached); a check found a difference; no such run
   2  usage or configuration error (unknown option, bad value, missing store directory)
   3  a dependency is unreachable: NATS, the event store or the model endpoint;
      for health, a service or a required dependency is down

@@ -322,6 +322,19 @@ workflowOptions(
   process.exitCode = await startWorkflow({ goal: flags.goal, workflow: name }, flags, await config(flags));
 });
 workflow
+  .command('resume')
+  .description('drive a workflow another process left (an answered approval, a crash) on to its end, and follow it (embedded unless --nats-url)')
+  .argument('<workflowId>')
+  .requiredOption('--root <dir>', 'the project the agents work in')
+  .option('--json', 'print the final workflow view as JSON')
+  .addOption(timeoutOption('stop following after this long (the workflow goes on)', 3_600_000))
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (workflowId: string, flags: Pick<WorkflowFlags, 'root' | 'json' | 'timeout'> & ConnectionFlags) => {
+    const { resumeWorkflow } = await load(() => import('./commands/workflow.js'));
+    process.exitCode = await resumeWorkflow(workflowId, flags, await config(flags));
+  });
+workflow
   .command('show')
   .description('a workflow as a tree of phases → agents → runs')
   .argument('<workflowId>')

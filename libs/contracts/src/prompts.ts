@@ -61,6 +61,14 @@ export const PromptAssembleRequest = z.object({
     .max(4000)
     .optional()
     .describe("the project's layout and entry points from its codebase index (warmup); absent or empty adds nothing"),
+  maxDelegationDepth: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "the run's delegation depth limit: the acting stages of an agent run describe `<delegate-reasoning>` while the active depth is below it (docs/decisions/0057); absent: delegation is not described",
+    ),
   layout: z
     .enum(['whole', 'split'])
     .optional()

@@ -74,6 +74,8 @@ export const RunRecord = z.object({
   failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
   /** The bound that ended a completed run short of `DONE` (`RunCompleted.limit`), when one did. */
   limit: RunLimitName.optional(),
+  /** Why a completed run ended `NEEDS_WORK` (`RunCompleted.cause`), in runs that record it. */
+  cause: z.string().optional(),
   /** Who cancelled the run and why, when it was cancelled (absent or null otherwise). */
   cancellation: RunCancellation.nullable().optional(),
   /** The workflow whose agent the run is; absent for a person's run. */

@@ -21,7 +21,12 @@ import {
 export const UpstreamContext = z.discriminatedUnion('kind', [
   /** The workflow's goal, as the first orchestrator receives it (seed 001's OrchestratorContext). */
   z.object({ kind: z.literal('goal'), workflowRunId: NonBlank, goal: NonBlank }),
-  z.object({ kind: z.literal('delegation'), template: DelegationTemplate }),
+  z.object({
+    kind: z.literal('delegation'),
+    template: DelegationTemplate,
+    /** The reader's own place among the assignments: only that one is labelled as its own (siblings share an agent type). */
+    assignmentIndex: z.number().int().min(0).optional(),
+  }),
   z.object({ kind: z.literal('discovery-collector'), result: DiscoveryCollectorResult }),
   z.object({ kind: z.literal('planning'), result: PlanningAgentResult }),
   z.object({ kind: z.literal('planning-collector'), result: PlanningCollectorResult }),

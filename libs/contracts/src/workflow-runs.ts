@@ -77,6 +77,8 @@ export const WorkflowAgentView = z.object({
   attempt: z.number().int().min(1),
   status: AgentStatus,
   summary: z.string().optional(),
+  /** A tool call of this agent's run waits for a person (`stagecraft approve <runId>`). */
+  pendingApproval: PendingApproval.optional(),
 });
 export type WorkflowAgentView = z.infer<typeof WorkflowAgentView>;
 
@@ -86,10 +88,13 @@ export const WorkflowPhaseView = z.object({
   status: z.enum(['running', 'consolidated', 'rerouted']),
   agents: z.array(WorkflowAgentView),
   decision: z.object({ decisionType: NonBlank, rationale: z.string() }).optional(),
+  /** A step of a seed-004 workflow: what the user is shown of it (never its agentRole). */
+  step: z.object({ title: NonBlank, prompt: NonBlank }).optional(),
 });
 export type WorkflowPhaseView = z.infer<typeof WorkflowPhaseView>;
 
-export const WorkflowStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
+/** `stopped`: a collector found the goal cannot be reached (`WorkflowHalted`). */
+export const WorkflowStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled', 'stopped']);
 export type WorkflowStatus = z.infer<typeof WorkflowStatus>;
 
 /** A ticket agent's copy and where its merge stands (docs/decisions/0036): kept until its merge is decided. */
@@ -114,6 +119,8 @@ export const WorkflowView = z.object({
   pendingApproval: PendingApproval.nullable(),
   summary: z.string().nullable(),
   failure: z.object({ code: ErrorCode, reason: z.string() }).nullable(),
+  /** A stopped workflow: the collector that stopped it, in which phase, and why. */
+  halt: z.object({ phase: NonBlank, agentId: NonBlank, reason: z.string() }).nullable().default(null),
   eventCount: z.number().int().min(0),
   worktrees: z.array(WorkflowWorktreeView).default([]),
   /** Files a merge left as the user has them, and where the ticket's version is kept. */

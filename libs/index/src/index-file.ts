@@ -1,5 +1,5 @@
 import type { EntryPoint, IndexLanguage, IndexedSymbol } from '@stagecraft/contracts';
-import { manifestEntryPoints, serviceEntryOf } from './entry-points';
+import { MANIFESTS, serviceEntryOf } from './entry-points';
 import { languageOf } from './language';
 import { extractSymbols, mainEntryPoints } from './symbols';
 import type { ParseSource } from './syntax';
@@ -14,7 +14,7 @@ export interface SourceIndex {
 export function indexSource(path: string, source: string, parse: ParseSource): SourceIndex {
   const language = languageOf(path);
   const base = path.slice(path.lastIndexOf('/') + 1);
-  const entryPoints: EntryPoint[] = base === 'package.json' ? manifestEntryPoints(source) : [];
+  const entryPoints: EntryPoint[] = MANIFESTS.get(base)?.(source) ?? [];
   let symbols: IndexedSymbol[] = [];
   if (language !== 'other') {
     const found = parse(language, source, (root) => {

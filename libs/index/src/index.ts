@@ -2,7 +2,7 @@
 export { languageOf, PARSED_LANGUAGES } from './language';
 export type { ParseSource, SyntaxNode } from './syntax';
 export { extractSymbols, mainEntryPoints } from './symbols';
-export { manifestEntryPoints, serviceEntryOf } from './entry-points';
+export { manifestEntryPoints, pyprojectEntryPoints, MANIFESTS, serviceEntryOf } from './entry-points';
 export { indexSource } from './index-file';
 export type { SourceIndex } from './index-file';
 export {

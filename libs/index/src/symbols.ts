@@ -4,6 +4,8 @@ import type { SyntaxNode } from './syntax';
 interface Definition {
   kind: SymbolKind;
   name: string;
+  /** Set where the definition names its own container (an extension's receiver), not the enclosing scope. */
+  container?: string;
 }
 
 /** An enclosing definition: methods are functions inside class-like ones. */
@@ -28,6 +30,31 @@ const named =
     return name ? { kind, name } : null;
   };
 const hasKeyword = (node: SyntaxNode, keyword: string) => node.children.some((c) => c !== null && !c.isNamed && c.type === keyword);
+
+/** The types a Kotlin function may be declared on (`fun String?.trim()`): its receiver, before its name. */
+const KOTLIN_RECEIVERS: ReadonlySet<string> = new Set([
+  'user_type',
+  'nullable_type',
+  'non_nullable_type',
+  'parenthesized_type',
+  'function_type',
+]);
+
+/**
+ * Kotlin functions; a top-level extension function names its receiver type as its container, as Go's
+ * methods do, so `fun String.main()` is `String.main`, a method, and not a program's `main`.
+ */
+function kotlinFunction(node: SyntaxNode, scope: Scope | undefined): Definition | null {
+  const definition = fn(node, scope);
+  if (!definition || inClass(scope)) return definition;
+  let receiver: SyntaxNode | undefined;
+  for (const child of node.namedChildren) {
+    if (!child || child.type === 'identifier') break; // the name: what follows it is the parameters and the result type
+    if (KOTLIN_RECEIVERS.has(child.type)) receiver = child;
+  }
+  const type = receiver && /[A-Za-z_][A-Za-z0-9_]*/.exec(receiver.text)?.[0];
+  return type ? { kind: 'method', name: definition.name, container: type } : definition;
+}
 
 const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 
@@ -103,7 +130,7 @@ const RULES: Readonly<Partial<Record<IndexLanguage, Record<string, Rule>>>> = {
       return { kind, name };
     },
     object_declaration: named('class'),
-    function_declaration: (n, s) => fn(n, s),
+    function_declaration: kotlinFunction,
     type_alias: (n) => {
       const name = n.childForFieldName('type')?.text;
       return name ? { kind: 'type', name } : null;
@@ -159,9 +186,13 @@ function docOf(node: SyntaxNode, language: IndexLanguage): string | undefined {
   return cleanComment(previous.text);
 }
 
-/** Expressions, strings and comments hold no definitions the index lists. */
+/**
+ * Expressions, strings and comments hold no definitions the index lists. Java's `new T() { … }`
+ * declares an anonymous class: its methods belong to no class the index lists, least of all the enclosing one.
+ */
 const SKIPPED_SUBTREES: ReadonlySet<string> = new Set([
   'call_expression',
+  'object_creation_expression',
   'string',
   'template_string',
   'comment',
@@ -195,7 +226,8 @@ export function extractSymbols(root: SyntaxNode, language: IndexLanguage): Index
           startLine: node.startPosition.row + 1,
           endLine: node.endPosition.row + 1,
         };
-        if (scope) symbol.container = scope.name;
+        if (found.container) symbol.container = found.container;
+        else if (scope) symbol.container = scope.name;
         const doc = docOf(node, language);
         if (doc) symbol.doc = doc;
         symbols.push(symbol);
@@ -219,6 +251,17 @@ function goReceiver(root: SyntaxNode, symbol: IndexedSymbol): IndexedSymbol {
   return receiver ? { ...symbol, container: receiver } : symbol;
 }
 
+/**
+ * Whether a Swift declaration carries the `@main` attribute itself: an attribute node named `main`, not
+ * the text `@main` anywhere in its modifiers (`@available(*, message: "use @main")` is not one).
+ */
+function swiftMainAttribute(declaration: SyntaxNode): boolean {
+  const modifiers = declaration.namedChildren.find((c) => c?.type === 'modifiers');
+  return (modifiers?.namedChildren ?? []).some(
+    (attribute) => attribute?.type === 'attribute' && attribute.namedChildren.length === 1 && attribute.namedChildren[0]?.text === 'main',
+  );
+}
+
 const MAIN_NAME = /__name__\s*==\s*["']__main__["']/;
 
 /** `main` functions (top-level, or Java's static ones), Swift's `@main` type, Python's `if __name__ == "__main__"`. */
@@ -233,11 +276,8 @@ export function mainEntryPoints(root: SyntaxNode, language: IndexLanguage, symbo
   }
   if (language === 'swift') {
     for (const child of root.namedChildren) {
-      const modifiers = child?.namedChildren.find((c) => c?.type === 'modifiers')?.text ?? '';
-      if (child && /@main\b/.test(modifiers)) {
-        const name = nameOf(child);
-        if (name) found.push({ kind: 'main_function', name, line: child.startPosition.row + 1 });
-      }
+      const name = child && swiftMainAttribute(child) ? nameOf(child) : null;
+      if (child && name) found.push({ kind: 'main_function', name, line: child.startPosition.row + 1 });
     }
   }
   const wantsMain = language === 'go' || language === 'rust' || language === 'kotlin' || language === 'swift';

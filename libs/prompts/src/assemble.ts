@@ -29,14 +29,14 @@ export function assemblePrompt(
   request: PromptAssembleRequest,
   contributors: ContributorRegistry = NO_CONTRIBUTORS,
 ): PromptAssembleReply {
-  const { policy, variables, instructions, agentType, upstream, previousAttempt, recalled, projectMap } = request;
+  const { policy, variables, instructions, agentType, upstream, previousAttempt, recalled, projectMap, maxDelegationDepth } = request;
   const runPrompts = request.layout === 'split' ? (policy.runPrompts ?? 0) : policy.prompts.length;
   const sections: Section[] = policy.prompts.map((id, i) => ({ id, text: repo.render(id, variables), runWide: i < runPrompts }));
 
   for (const contributor of contributors.select(agentType, policy)) {
     const text =
       contributor
-        .contribute({ agentType, policy, variables, instructions, upstream, previousAttempt, recalled, projectMap })
+        .contribute({ agentType, policy, variables, instructions, upstream, previousAttempt, recalled, projectMap, maxDelegationDepth })
         ?.trim() ?? '';
     if (text.length === 0) continue;
     sections.push({ id: `${CONTRIBUTOR_ID_PREFIX}${contributor.name}`, text, runWide: contributor.runWide === true });

@@ -4,6 +4,7 @@ export type { PromptContributionContext, PromptContributor } from './contributor
 export { createContributorRegistry } from './contributors/registry';
 export type { ContributorRegistry } from './contributors/registry';
 export { delegationBriefContributor } from './contributors/delegation-brief';
+export { delegationOfferContributor } from './contributors/delegation-offer';
 export { episodicMemoryContributor, episodicMemoryGuidance } from './contributors/episodic-memory';
 export { MEMORY_TOOL_NAMES } from './contributors/memory-tools';
 export { instructionXmlLine, serializeInstructionContent } from './instructions';

@@ -20,11 +20,16 @@ const RULES: ReadonlyArray<{ rule: 'mode_switch' | 'optional_reasoning'; pattern
 export interface PromptViolation {
   readonly rule: 'mode_switch' | 'optional_reasoning';
   readonly match: string;
+  /** Where the match starts in the text. */
+  readonly index: number;
 }
 
 export function findPromptViolations(text: string): PromptViolation[] {
   return RULES.flatMap(({ rule, pattern }) => {
     const match = pattern.exec(text);
-    return match === null ? [] : [{ rule, match: match[0] }];
+    return match === null ? [] : [{ rule, match: match[0], index: match.index }];
   });
 }
+
+/** The 1-based line of `index` in `text`. */
+export const lineAt = (text: string, index: number): number => text.slice(0, index).split('\n').length;

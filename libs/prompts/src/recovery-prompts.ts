@@ -11,6 +11,7 @@ export const RECOVERY_PROMPTS = Object.freeze({
   lowQualityReasoning: 'delivery/low_quality_reasoning',
   reasoningOnlyNoAnswer: 'delivery/reasoning_only_no_answer',
   enforceDeliveryCompletion: 'delivery/enforce_delivery_completion',
+  stuckLoop: 'corrections/stuck_loop',
 } as const);
 export type RecoveryPromptId = (typeof RECOVERY_PROMPTS)[keyof typeof RECOVERY_PROMPTS];
 

@@ -37,3 +37,16 @@ export function deliveryStatement(text: string): DeliveryState | null {
   const line = DELIVERY_LINE.exec(text);
   return line ? parseDeliveryState(line[1]) : null;
 }
+
+const DELIVERY_LINES = new RegExp(DELIVERY_LINE.source, 'gim');
+
+/**
+ * Every delivery verdict a reply states anywhere, reasoning blocks included, in order: the strict gate
+ * (docs/decisions/0056) reads a reply as `NEEDS_WORK` when any of them says so.
+ */
+export function deliveryStatements(text: string): DeliveryState[] {
+  return [...text.matchAll(DELIVERY_LINES)].flatMap((m) => {
+    const state = parseDeliveryState(m[1]);
+    return state ? [state] : [];
+  });
+}

@@ -5,5 +5,5 @@ export { containsReasoning, findBlocks, stripReasoning } from './block';
 export type { ReasoningBlock } from './block';
 export { renderOutcome } from './render-outcome';
 export { MACRO_SECTIONS } from './macro';
-export { deliveryStatement, parseDeliveryState } from './delivery';
+export { deliveryStatement, deliveryStatements, parseDeliveryState } from './delivery';
 export { MAX_BULLETS, MIN_BULLETS } from './micro';

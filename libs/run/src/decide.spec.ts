@@ -179,7 +179,7 @@ describe('decide: the stage machine', () => {
       );
   });
 
-  it('ends a run whose limits ran out NEEDS_WORK, naming the last limit, and a DONE run without one', () => {
+  it('ends a run whose limits ran out NEEDS_WORK, naming the last limit and the cause, even when the gate says DONE without an answer', () => {
     const spent = given()
       .withLimits({ maxToolIterations: 0, maxDeliveryChecks: 1 })
       .after(requested('agent', false), reply('Reading.', [call('read_file')]), toolAnswers());
@@ -197,7 +197,13 @@ describe('decide: the stage machine', () => {
       .when(reviewed(PASS))
       .events()
       .find((e) => e.type === 'RunCompleted');
-    expect(completed?.data).toEqual({ deliveryState: 'DONE', answer: expect.any(String) });
+    // The tool loop ran out before any answer: nothing to deliver, whatever the gate said (docs/decisions/0056).
+    expect(completed?.data).toEqual({
+      deliveryState: 'NEEDS_WORK',
+      answer: '',
+      limit: 'maxDeliveryChecks',
+      cause: 'maxDeliveryChecks ran out; no answer was given to deliver',
+    });
   });
 
   it('sends an acting reply without tool calls to the delivery gate, which offers no tools', () => {
@@ -262,7 +268,7 @@ describe('decide: the stage machine', () => {
         like('ModelResponded'),
         like('ReasoningRecorded'),
         like('MessageAppended', { role: 'assistant' }),
-        like('DeliveryChecked', { state: 'NEEDS_WORK', iteration: 0, reason: 'look at the test' }),
+        like('DeliveryChecked', { state: 'NEEDS_WORK', iteration: 0, reason: 'the delivery check said NEEDS_WORK: read src/a.ts' }),
         correction(RECOVERY_PROMPTS.enforceDeliveryCompletion, 'the delivery check found work left'),
         like('StageEntered', { stage: 'act', iteration: 1 }),
       );
@@ -324,7 +330,12 @@ describe('decide: the stage machine', () => {
       .when(reviewed())
       .then([
         pending('QAReportIssued', { report: PASS, modelCalls: [] }),
-        pending('RunCompleted', { deliveryState: 'NEEDS_WORK', answer: 'Here is how.', limit: 'maxDeliveryChecks' }),
+        pending('RunCompleted', {
+          deliveryState: 'NEEDS_WORK',
+          answer: 'Here is how.',
+          limit: 'maxDeliveryChecks',
+          cause: 'maxDeliveryChecks ran out; the delivery check said NEEDS_WORK',
+        }),
       ]);
   });
 });

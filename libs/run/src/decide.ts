@@ -9,6 +9,7 @@ import type { DecideContext, Follow } from './decide-context';
 import { Fault, Need, RunInput } from './inputs';
 import { runIds } from './ids';
 import { interpretAnswer } from './interpret';
+import { RULES_VERSION, endCause, strictRules } from './gate';
 import { PendingEvent } from './pending-event';
 import { Transition, activeAgent, isRefusal, delegationOf, firstStage, nextActingStep, promptRequest } from './rules';
 import { InStage, RunState, Running, inStage, initialRunState, withPrior } from './state';
@@ -69,6 +70,7 @@ function apply(input: RunInput, decision: RunDecision, context: DecideContext): 
         limits: input.limits,
         ...(input.approve ? { approve: input.approve } : {}),
         ...(input.agent ? { agent: input.agent } : {}),
+        ...((input.rules ?? RULES_VERSION) === 2 ? { rules: RULES_VERSION } : {}),
       });
       // The earlier turns are the shell's to load; the first stage's request already carries them.
       if (input.prior) decision.state = withPrior(decision.state, input.prior);
@@ -247,7 +249,8 @@ function enter(decision: RunDecision, { stage, iteration, limit }: Transition, a
   const policy = policyFor(s, stage, context);
   const agentType = activeAgent(s.delegations);
   const { sequence } = nextSequence(s.sequences, s.start.runId, agentType);
-  const contextId = formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
+  // A workflow's agent is known by the context id its dispatch gave it (seed 001), in its own events too.
+  const contextId = s.start.agent?.contextId ?? formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
   // A stage entered again with the policy it had is recorded without repeating it (docs/decisions/0018).
   const samePolicy = s.current !== null && canonicalJson(s.current.policy) === canonicalJson(policy);
   decision.add('StageEntered', { stage, iteration, ...(samePolicy ? {} : { policy }), contextId });
@@ -285,12 +288,17 @@ function fail(decision: RunDecision, fault: Fault): void {
   decision.add('RunFailed', { code: fault.code, reason: fault.message, stage });
 }
 
+/** Ends the run: `DONE` as the gate said it, or short of it, with the bound that ran out and (rules version 2) the cause. */
 function complete(decision: RunDecision): void {
   const s = expectRunning(decision.state);
-  const deliveryState = s.deliveryState ?? 'NEEDS_WORK';
+  const answer = s.answer ?? '';
+  const strict = strictRules(s.start);
+  // Under the strict gate an empty answer is never delivered, whatever was recorded before it.
+  const deliveryState = strict && answer.trim() === '' ? 'NEEDS_WORK' : (s.deliveryState ?? 'NEEDS_WORK');
   // A run that did not get to `DONE` says which bound ended it, if one did.
   const limit = deliveryState !== 'DONE' && s.limitReached ? { limit: s.limitReached } : {};
-  decision.add('RunCompleted', { deliveryState, answer: s.answer ?? '', ...limit });
+  const why = deliveryState !== 'DONE' && strict ? { cause: endCause(s, s.qaReport?.findings.length ?? 0) } : {};
+  decision.add('RunCompleted', { deliveryState, answer, ...limit, ...why });
 }
 
 /** Older logs may stop between steps that are now one commit: finish the step they stopped in. */

@@ -151,7 +151,12 @@ function evolveRunning(s: Extract<RunState, { status: 'running' }>, event: RunEv
     }
     case 'DeliveryChecked':
       // DONE is authoritative: nothing after it can turn it back into NEEDS_WORK.
-      return { ...s, deliveryChecks: s.deliveryChecks + 1, deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.state };
+      return {
+        ...s,
+        deliveryChecks: s.deliveryChecks + 1,
+        deliveryState: s.deliveryState === 'DONE' ? 'DONE' : event.data.state,
+        ...(event.data.state === 'DONE' ? { gateReason: undefined } : { gateReason: event.data.reason }),
+      };
     case 'QAReportIssued':
       return { ...s, qaReport: event.data.report };
     case 'LimitReached':

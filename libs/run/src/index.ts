@@ -18,3 +18,4 @@ export * from './replay';
 export * from './audit';
 export * from './approvals';
 export * from './tool-output-view';
+export * from './gate';

@@ -51,6 +51,11 @@ export type RunInput =
       approve?: ApprovalPolicy;
       /** Set when the run is an agent of a workflow: every prompt of the run is assembled with it. */
       agent?: AgentBrief;
+      /**
+       * The rules the run's answers are read by (docs/decisions/0056): absent for a new run, which follows
+       * today's; a replay passes what its log recorded, 1 where the log recorded none.
+       */
+      rules?: 1 | 2;
       at: string;
     }
   /** The shell picked up a stored run; only logs written by older versions need anything done. */

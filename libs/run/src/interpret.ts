@@ -6,6 +6,7 @@ import type { DecideContext, Follow } from './decide-context';
 import { applyInstructions } from './delegation';
 import { runIds } from './ids';
 import { findInstructionTags } from './instruction-tags';
+import { STUCK_REPEATS, repeatedCalls, strictRules, strictVerdict } from './gate';
 import {
   afterDeliveryCheck,
   afterSpeakerChange,
@@ -39,6 +40,9 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
   const acting = isActing(stage);
   let visible = stripReasoning(response.content).trim();
   let outcome: ReasoningOutcome | null = null;
+  const strict = strictRules(s.start);
+  // An empty reply is empty whatever the reasoning switch: recovered as empty, not as a format slip.
+  if (strict && response.content.trim() === '' && response.toolCalls.length === 0) return emptyReply(decision, context);
 
   if (policy.reasoning.required) {
     const format = policy.reasoning.rule === 'macro' ? 'macro' : 'micro';
@@ -60,13 +64,7 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
   // The delivery gate may answer with its reasoning alone: the Delivery line is the answer there.
   if (visible === '' && calls.length === 0 && !(stage === 'delivery_check' && outcome)) {
     if (outcome) return correction(decision, context, RECOVERY_PROMPTS.reasoningOnlyNoAnswer, 'reasoning without an answer or a tool call');
-    const again = s.current.corrections > 0;
-    return correction(
-      decision,
-      context,
-      again ? RECOVERY_PROMPTS.emptyResponseFollowup : RECOVERY_PROMPTS.emptyResponseRecovery,
-      'empty response',
-    );
+    return emptyReply(decision, context);
   }
   if (acting && agentMode && calls.length === 0 && asksUserForInput(visible)) {
     return correction(decision, context, RECOVERY_PROMPTS.noUserInputNextStep, 'asked the user for input instead of using its tools');
@@ -91,7 +89,11 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
   const tags = acting && agentMode ? findInstructionTags(visible) : { requested: [], rest: visible };
   if (tags.requested.length > 0) {
     const applied = applyInstructions(s.delegations, tags.requested, limits);
-    assistant(tags.rest, []);
+    // Version 1 dropped the calls beside the tags unseen; version 2 refuses each where the model can read it.
+    const beside = strict ? calls : [];
+    assistant(tags.rest, beside);
+    if (beside.length > 0)
+      addToolCalls(decision, response, beside, false, 'a delegation instruction in the same reply hands the turn over');
     for (const e of applied.events) decision.add(e);
     const at = expectRunning(decision.state);
     decision.add('MessageAppended', {
@@ -122,6 +124,19 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
       : null;
   if (nudged) return nudged;
 
+  const stuck = strict && acting && policy.toolLoop ? repeatedCalls(s.history, calls) : 0;
+  if (stuck >= STUCK_REPEATS) {
+    const what = `the same call (${calls.map((c) => c.name).join(', ')}) with the same arguments, ${stuck} times in a row`;
+    if (s.current.corrections === 0) return { kind: 'correct', promptId: RECOVERY_PROMPTS.stuckLoop, reason: `stuck: ${what}` };
+    // The loop ends at the gate's verdict, recorded as its cause, and the reviewer still sees what was done.
+    decision.add('DeliveryChecked', {
+      state: 'NEEDS_WORK',
+      iteration: s.deliveryChecks,
+      reason: `stuck in a loop: ${what}, after a correction`,
+    });
+    return { kind: 'enter', transition: { stage: 'qa_review', iteration: 0 } };
+  }
+
   assistant(visible, calls);
   const runsTools = policy.toolLoop && acting;
   if (calls.length > 0) addToolCalls(decision, response, calls, runsTools);
@@ -139,8 +154,10 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
         : { kind: 'enter', transition: nextActingStep(s.current, s.deliveryChecks, limits) };
     }
     case 'delivery_check': {
-      const delivery = outcome?.delivery_state ?? deliveryStatement(visible) ?? 'NEEDS_WORK';
-      decision.add('DeliveryChecked', { state: delivery, iteration: s.deliveryChecks, reason: outcome?.plan_delta || undefined });
+      const verdict = strict ? strictVerdict(outcome, response.content, s.answer) : null;
+      const delivery = verdict?.state ?? outcome?.delivery_state ?? deliveryStatement(visible) ?? 'NEEDS_WORK';
+      const reason = verdict ? verdict.reason : outcome?.plan_delta || undefined;
+      decision.add('DeliveryChecked', { state: delivery, iteration: s.deliveryChecks, reason });
       const transition = afterDeliveryCheck(delivery === 'DONE', s.deliveryChecks, limits);
       if (transition.stage !== 'act') return { kind: 'enter', transition };
       return {
@@ -158,8 +175,22 @@ export function interpretAnswer(decision: RunDecision, response: ModelResponse, 
   }
 }
 
-/** Requested when this stage runs tools; refused (with a result the model can read) when it does not. */
-function addToolCalls(decision: RunDecision, response: ModelResponse, calls: ToolCall[], runsTools: boolean): void {
+/** The first empty reply of a stage gets the recovery prompt, a later one the follow-up. */
+function emptyReply(decision: RunDecision, context: DecideContext): Follow {
+  const again = expectInStage(decision.state).current.corrections > 0;
+  return correction(
+    decision,
+    context,
+    again ? RECOVERY_PROMPTS.emptyResponseFollowup : RECOVERY_PROMPTS.emptyResponseRecovery,
+    'empty response',
+  );
+}
+
+/**
+ * Requested when this stage runs tools; refused (with a result the model can read) when it does not,
+ * or when `refusedFor` says why none of them may run.
+ */
+function addToolCalls(decision: RunDecision, response: ModelResponse, calls: ToolCall[], runsTools: boolean, refusedFor?: string): void {
   const { stage } = expectInStage(decision.state).current;
   for (const call of calls) {
     const callId = runIds.toolCall(response.requestId, call.id);
@@ -169,11 +200,13 @@ function addToolCalls(decision: RunDecision, response: ModelResponse, calls: Too
       decision.add('ToolCallRequested', { callId, tool: tool.data, arguments: args, stage, modelCallId: call.id });
       continue;
     }
-    const problem = !runsTools
-      ? `no tools are available in the ${stage} stage`
-      : !tool.success
-        ? `unknown tool "${call.name}"`
-        : `the arguments of ${call.name} are not a JSON object`;
+    const problem = refusedFor
+      ? refusedFor
+      : !runsTools
+        ? `no tools are available in the ${stage} stage`
+        : !tool.success
+          ? `unknown tool "${call.name}"`
+          : `the arguments of ${call.name} are not a JSON object`;
     decision.add('ToolCallRejected', {
       callId,
       tool: call.name,
@@ -181,7 +214,11 @@ function addToolCalls(decision: RunDecision, response: ModelResponse, calls: Too
       code: runsTools && !args ? 'VALIDATION' : 'FORBIDDEN_TOOL',
       reason: problem,
     });
-    const retry = runsTools ? 'call one of the offered tools with a JSON object of arguments' : 'answer without tools';
+    const retry = refusedFor
+      ? 'make the call again after control returns, if it is still needed'
+      : runsTools
+        ? 'call one of the offered tools with a JSON object of arguments'
+        : 'answer without tools';
     const at = expectRunning(decision.state);
     decision.add('MessageAppended', {
       messageId: runIds.message(at.start.runId, at.messageCount + 1),

@@ -123,7 +123,8 @@ function inputAt(state: RunState, recorded: readonly RecordedRunEvent[], index: 
   if (state.status === 'new') {
     if (next?.type !== 'RunStarted') return null;
     const { userInput, ...start } = next.data;
-    return { type: 'RunRequested', ...start, message: userInput, prior, at };
+    // A log without a rules version was decided by version 1, and is decided by it again.
+    return { type: 'RunRequested', ...start, rules: start.rules ?? 1, message: userInput, prior, at };
   }
   if (state.status === 'cancelled') {
     if (next?.type === 'RunContinued') return { type: 'RunContinued', by: next.data.by, at };

@@ -80,8 +80,14 @@ export const delegationOf = (delegations: readonly Delegation[]): DelegationStat
 /** How many tool results the prompt's summary lists. */
 export const TOOL_SUMMARY_LINES = 20;
 
+/** What `promptVariables` reads of a run. */
+export type PromptFacts = Pick<
+  RunProgress,
+  'start' | 'toolLog' | 'lastOutcome' | 'history' | 'deliveryChecks' | 'deliveryState' | 'limitReached'
+>;
+
 /** The `{{variables}}` every prompt of the run is assembled with. */
-export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'lastOutcome'>) {
+export function promptVariables(s: PromptFacts) {
   return {
     project_root: s.start.projectRoot,
     user_input: s.start.userInput,
@@ -91,9 +97,35 @@ export function promptVariables(s: Pick<RunProgress, 'start' | 'toolLog' | 'last
           .map((l, i) => `${i + 1}. ${l}`)
           .join('\n')
       : 'No tools have run yet.',
-    last_step_outcome: s.lastOutcome ? renderOutcome(s.lastOutcome) : 'No step has finished yet.',
+    last_step_outcome: s.lastOutcome ? renderOutcome(s.lastOutcome) : observedOutcome(s),
   };
 }
+
+/** How many of the latest tool results, and how much of the latest reply, an observed outcome quotes. */
+const OBSERVED_TOOL_LINES = 3;
+const OBSERVED_REPLY_CHARS = 600;
+
+/**
+ * Where the run stands when no reasoning block says so (reasoning off, or none given yet): what the
+ * log shows happened last. Only prompts read it, so older logs still replay to the same events.
+ */
+function observedOutcome(s: PromptFacts): string {
+  // The latest reply only: one that just called tools is told by the tool results, not by older text.
+  const last = s.history.findLast((m) => m.kind === 'assistant');
+  const reply = last?.message.content.trim() ? last : undefined;
+  const lines = [
+    ...(s.toolLog.length ? [`Latest tool results: ${s.toolLog.slice(-OBSERVED_TOOL_LINES).join('; ')}`] : []),
+    ...(reply ? [`Latest reply: ${clip(reply.message.content)}`] : []),
+    ...(s.deliveryChecks > 0 && s.deliveryState ? [`Delivery: ${s.deliveryState} after ${s.deliveryChecks} delivery check(s)`] : []),
+    ...(s.limitReached ? [`Limit reached: ${s.limitReached}`] : []),
+  ];
+  return lines.length ? lines.join('\n') : 'No step has finished yet.';
+}
+
+const clip = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > OBSERVED_REPLY_CHARS ? `${flat.slice(0, OBSERVED_REPLY_CHARS)}…` : flat;
+};
 
 /** Who every prompt of the run speaks as: the active delegation's agent, else the workflow agent the run is, else the main agent. */
 export const promptAgent = (s: Pick<RunProgress, 'start' | 'delegations'>): string =>
@@ -105,7 +137,7 @@ export const promptAgent = (s: Pick<RunProgress, 'start' | 'delegations'>): stri
  * no workflow's agent asks without them.
  */
 export function promptRequest(
-  s: Pick<RunProgress, 'start' | 'delegations' | 'toolLog' | 'lastOutcome'>,
+  s: PromptFacts & Pick<RunProgress, 'delegations'>,
   policy: StagePolicy,
   instructions: PromptAssembleRequest['instructions'],
   layout: PromptAssembleRequest['layout'] = 'whole',
@@ -116,6 +148,7 @@ export function promptRequest(
     ...(layout === 'split' ? { layout } : {}),
     variables: promptVariables(s),
     instructions,
+    ...(s.start.limits ? { maxDelegationDepth: s.start.limits.maxDelegationDepth } : {}),
     agentType: promptAgent(s),
     ...(agent ? { upstream: agent.upstream, ...(agent.previousAttempt ? { previousAttempt: agent.previousAttempt } : {}) } : {}),
   };

@@ -95,6 +95,8 @@ export interface RunProgress {
   deliveryState: DeliveryState | null;
   /** The last bound of the run that ran out (`LimitReached`), if one did. */
   limitReached: RunLimitName | null;
+  /** Why the latest delivery check did not say `DONE` (rules version 2); absent once it did, or before any check. */
+  gateReason?: string;
   /** The latest user-visible answer of the acting stages. */
   answer: string | null;
   qaReport: QAReport | null;

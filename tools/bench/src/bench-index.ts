@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,9 +12,13 @@ import { prng } from '@stagecraft/testing';
 /**
  * `npm run bench:index`: the codebase index on this repository (dependencies and build output
  * ignored), on a tree of real open-source packages copied from node_modules, and on a larger generated
- * tree in the seven languages. For each: full build, incremental update after a one-file edit,
- * `find_symbol` p50/p99, and recall@1 of `find_symbol` over 200 symbols picked at random.
+ * tree in the seven languages, and on a generated Swift package. For each: full build, incremental
+ * update after a one-file edit, `find_symbol` p50/p99, and recall@1 of `find_symbol` over 200 symbols
+ * picked at random. Swift also runs as `stagecraft index` does, in a fresh process (one 3-line file;
+ * the package, then a one-file edit): wall time and peak RSS of the whole process, so work V8 does on
+ * other threads (compiling a grammar's WebAssembly) counts too.
  * Targets: incremental < 50 ms, find_symbol p99 < 5 ms, recall@1 ≥ 0.95. Numbers only, no assertions.
+ * `BENCH_ONLY=swift` runs only the Swift rows.
  */
 
 const EDITS = Number(process.env.BENCH_EDITS ?? 30);
@@ -130,6 +135,89 @@ function generateTree(root: string, files: number) {
   writeFileSync(join(root, 'build', 'ignored.ts'), 'export function ignoredByGitignore() {}\n');
 }
 
+const SWIFT_FILES = Number(process.env.BENCH_SWIFT_FILES ?? 270);
+
+/** A Swift package: a manifest, an `@main` type and `files` generated sources over a few modules. */
+function generateSwiftPackage(root: string, files: number) {
+  const pick = prng(11);
+  writeFileSync(
+    join(root, 'Package.swift'),
+    '// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: "Bench", targets: [.executableTarget(name: "App")])\n',
+  );
+  mkdirSync(join(root, 'Sources', 'App'), { recursive: true });
+  writeFileSync(
+    join(root, 'Sources', 'App', 'App.swift'),
+    '@main\nstruct App {\n    static func main() {\n        print("bench")\n    }\n}\n',
+  );
+  for (let n = 1; n < files; n++) {
+    const file = generatedFile('swift', n, pick);
+    const path = join(root, 'Sources', `Module${n % 6}`, file.path.slice(file.path.lastIndexOf('/') + 1));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.text);
+  }
+}
+
+interface ProcessRun {
+  wallMs: number;
+  peakRssMb: number;
+  files: number;
+  symbols: number;
+  fullMs: number;
+  incrementalMs?: number;
+}
+
+/** Peak resident memory of a live process so far (Linux), in MB; 0 where /proc is not there. */
+function peakRss(pid: number): number {
+  try {
+    const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** `bench-index-process` in a fresh Node process: the whole process's wall time and its peak RSS. */
+function freshProcess(root: string, edited?: string): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(__dirname, 'bench-index-process.js'), root, ...(edited ? [edited] : [])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    let peak = 0;
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    // VmHWM only grows: the last reading before the process ends is its peak, give or take the sampling step.
+    const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid ?? 0))), 20);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      const wallMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`bench-index-process exited ${code}`));
+      resolve({ wallMs, peakRssMb: peak, ...(JSON.parse(out.trim()) as Omit<ProcessRun, 'wallMs' | 'peakRssMb'>) });
+    });
+  });
+}
+
+async function swiftRows(scratch: string) {
+  const one = join(scratch, 'swift-one');
+  mkdirSync(one);
+  writeFileSync(join(one, 'Greeter.swift'), 'struct Greeter {\n    func greet() -> String { "hi" }\n}\n');
+  const single = await freshProcess(one);
+  const pkg = join(scratch, 'swift-package');
+  mkdirSync(pkg);
+  generateSwiftPackage(pkg, SWIFT_FILES);
+  const whole = await freshProcess(pkg, 'Sources/App/App.swift');
+  const mb = (n: number) => (n > 0 ? `${n.toFixed(0)} MB` : 'n/a');
+  process.stdout.write(
+    [
+      `\nSwift as \`stagecraft index\` runs it, a fresh process each (wall time and peak RSS of the whole process):`,
+      `  one 3-line file             ${ms(single.wallMs, 0)} wall, ${mb(single.peakRssMb)} peak (index ${ms(single.fullMs, 0)}, ${single.symbols} symbols)`,
+      `  package, ${whole.files} files          ${ms(whole.wallMs, 0)} wall, ${mb(whole.peakRssMb)} peak (full build ${ms(whole.fullMs, 0)}, then a 1-file edit ${ms(whole.incrementalMs ?? 0, 1)}; ${whole.symbols} symbols)`,
+    ].join('\n') + '\n',
+  );
+  await measure(`Swift package (${SWIFT_FILES} files), in this process`, pkg)();
+}
+
 /** Real open-source code: a few packages' sources as npm installed them. */
 function copyOpenSource(root: string): string[] {
   // Packages that ship their TypeScript sources (not only compiled output).
@@ -211,6 +299,9 @@ async function main() {
   await loadParsers(['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java', 'kotlin', 'swift']);
   const scratch = mkdtempSync(join(tmpdir(), 'stagecraft-bench-index-'));
   try {
+    // First, before this process has parsed anything: the fresh-process rows run beside it.
+    await swiftRows(scratch);
+    if (process.env.BENCH_ONLY === 'swift') return;
     const repo = join(scratch, 'repo');
     // A copy, so the edits never touch the working tree; node_modules, dist and .gitignored files are left out as the index would.
     cpSync(process.cwd(), repo, {

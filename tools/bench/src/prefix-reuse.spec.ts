@@ -60,11 +60,11 @@ describe('prefix reuse', () => {
     const userStart = JSON.stringify({ role: 'user', content: 'x' }).indexOf('x');
     expect(warm.perRequest.map((r) => r.shared)).toEqual([
       tools + JSON.stringify(system).length + userStart,
-      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer ' }).length - 1,
+      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer x' }).indexOf('x'),
     ]);
     expect(prefixReuse(requests, { countFrom: 2 }).perRequest.map((r) => r.shared)).toEqual([
       tools + JSON.stringify(system).length + userStart,
-      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer ' }).length - 1,
+      tools + JSON.stringify(review).length + JSON.stringify({ role: 'user', content: 'answer x' }).indexOf('x'),
     ]);
   });
 });

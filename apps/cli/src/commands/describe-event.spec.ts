@@ -25,6 +25,31 @@ describe('describeEvent', () => {
     );
   });
 
+  it('closes a run short of DONE with the bound that ran out and its cause (docs/decisions/0056)', () => {
+    const completed = (data: {
+      deliveryState: 'DONE' | 'NEEDS_WORK';
+      answer: string;
+      limit?: 'maxDeliveryChecks';
+      cause?: string;
+    }): FeedEvent => ({
+      version,
+      type: 'RunCompleted',
+      data,
+      metadata,
+    });
+    expect(describeEvent(completed({ deliveryState: 'DONE', answer: 'Done.' }))).toBe('✔ completed (DONE)');
+    expect(
+      describeEvent(
+        completed({
+          deliveryState: 'NEEDS_WORK',
+          answer: '',
+          limit: 'maxDeliveryChecks',
+          cause: 'maxDeliveryChecks ran out; no answer was given',
+        }),
+      ),
+    ).toBe('✔ completed (NEEDS_WORK, maxDeliveryChecks ran out): maxDeliveryChecks ran out; no answer was given');
+  });
+
   it('shows what a model response used: prompt, cached and completion tokens, and no tokens when it did not say', () => {
     const answered = (usage?: {
       promptTokens: number;

@@ -54,7 +54,7 @@ export function describeEvent(event: FeedEvent | WorkflowEvent): string | null {
     case 'LimitReached':
       return `  ⚠ ${event.data.limit} (${event.data.value}) ran out in ${event.data.stage} #${event.data.iteration}`;
     case 'RunCompleted':
-      return `✔ completed (${event.data.deliveryState}${event.data.limit ? `, ${event.data.limit} ran out` : ''})`;
+      return `✔ completed (${event.data.deliveryState}${event.data.limit ? `, ${event.data.limit} ran out` : ''})${event.data.cause ? `: ${event.data.cause}` : ''}`;
     case 'RunFailed':
       return `✘ failed: ${event.data.code} ${event.data.reason}`;
     case 'RunCancelled':
@@ -93,6 +93,8 @@ export function describeEvent(event: FeedEvent | WorkflowEvent): string | null {
       return `  ⇉ resolved ${event.data.resolved.length} conflict(s)${event.data.unresolved.length ? `, ${event.data.unresolved.length} left for the user` : ''}`;
     case 'WorkflowCompleted':
       return `✔ workflow completed: ${clip(event.data.summary, 90)}`;
+    case 'WorkflowHalted':
+      return `■ workflow stopped by ${event.data.agentId} after ${event.data.phase}: ${clip(event.data.reason, 80)}`;
     case 'WorkflowFailed':
       return `✘ workflow failed: ${event.data.code} ${event.data.reason}`;
     case 'WorkflowCancelled':

@@ -25,7 +25,7 @@ export interface WorkflowFlags {
   timeout: number;
 }
 
-/** How `workflow start|run` ended: completed, failed, or waiting for a person (embedded, not on a terminal). */
+/** How `workflow start|run` ended: completed, failed or stopped, or waiting for a person (embedded, not on a terminal). */
 export type WorkflowExit = typeof EXIT.done | typeof EXIT.failed | typeof EXIT.waiting;
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -55,6 +55,11 @@ export async function startWorkflow(
   }
 }
 
+/** A step's title and its prompt, indented: seed 004's user-facing part, never its agentRole or guidance. */
+export function stepLines(step: { title: string; prompt: string }): string[] {
+  return [`▸ ${step.title}`, ...step.prompt.split('\n').map((line) => `    ${line}`)];
+}
+
 /** One line per phase entry: how many of its agents run, are done and failed. */
 export function progressLine(phase: WorkflowView['phases'][number]): string {
   const count = (test: (s: string) => boolean) => phase.agents.filter((a) => test(a.status)).length;
@@ -78,23 +83,26 @@ export async function followWorkflow(
 ): Promise<WorkflowExit> {
   const deadline = Date.now() + flags.timeout;
   const printed = new Map<string, string>();
+  const askedTools = new Set<string>();
   let asked: string | null = null;
   for (;;) {
     const view = await requester.request('workflow.get', { workflowId });
     if (!flags.json)
       view.phases.forEach((phase, index) => {
+        // A step is introduced by what the user is meant to see of it: its title and prompt.
+        if (phase.step && !printed.has(`${index}`)) for (const text of stepLines(phase.step)) write(text);
         const line = progressLine(phase);
         if (printed.get(`${index}`) !== line) write(`  ${line}`);
         printed.set(`${index}`, line);
       });
-    if (view.status === 'completed' || view.status === 'failed' || view.status === 'cancelled') {
+    if (view.status !== 'running' && view.status !== 'waiting') {
       if (flags.json) write(JSON.stringify(view));
-      else if (view.status === 'completed') write(`✔ completed: ${view.summary ?? ''}`);
-      else if (view.status === 'cancelled') write(`✘ ${view.summary ?? 'cancelled'}`);
-      else write(`✘ failed (${view.failure?.code}): ${view.failure?.reason}`);
+      else write(endLine(view));
       if (!flags.json) for (const line of [...keptLines(view), ...keptCopies(view)]) write(line);
       return view.status === 'completed' ? EXIT.done : EXIT.failed;
     }
+    const toolApproval = await answerToolApprovals(requester, view, askedTools, flags, distributed, root);
+    if (toolApproval === 'waiting') return EXIT.waiting;
     const pending = view.pendingApproval;
     if (pending && asked !== pending.approvalId) {
       asked = pending.approvalId;
@@ -124,6 +132,73 @@ export async function followWorkflow(
   }
 }
 
+/** How a workflow ended, in one line: only a completion is a success. */
+export function endLine(view: WorkflowView): string {
+  switch (view.status) {
+    case 'completed':
+      return `✔ completed: ${view.summary ?? ''}`;
+    case 'stopped':
+      return `■ stopped after ${view.halt?.phase ?? '?'}: the ${view.halt?.agentId ?? 'collector'} found the goal cannot be reached: ${view.halt?.reason ?? ''}`;
+    case 'cancelled':
+      return `✘ ${view.summary ?? 'cancelled'}`;
+    default:
+      return `✘ ${view.status} (${view.failure?.code}): ${view.failure?.reason}`;
+  }
+}
+
+/**
+ * The tool calls the workflow's agents wait on, each shown once: asked on a terminal; elsewhere, embedded,
+ * the command stops (the agent's run and the workflow stay in the store: `stagecraft approve <runId>`,
+ * then `stagecraft workflow resume <id>`); over NATS it goes on following while someone answers.
+ */
+async function answerToolApprovals(
+  requester: Requester,
+  view: WorkflowView,
+  asked: Set<string>,
+  flags: Pick<WorkflowFlags, 'json'>,
+  distributed: boolean,
+  root: string,
+): Promise<'waiting' | 'going-on'> {
+  for (const agent of view.phases.flatMap((phase) => phase.agents)) {
+    const pending = agent.pendingApproval;
+    if (!pending || asked.has(pending.approvalId)) continue;
+    asked.add(pending.approvalId);
+    if (process.stdin.isTTY && process.stdout.isTTY) {
+      const answer = await ask(`${agent.agentId} asks to ${pending.summary}. Allow? [y/N/reason] `);
+      const approve = /^y(es)?$/i.test(answer.trim());
+      await requester.request('approval.answer', {
+        id: agent.runId,
+        approvalId: pending.approvalId,
+        decision: approve ? 'approve' : 'deny',
+        ...(!approve && answer.trim() && !/^n(o)?$/i.test(answer.trim()) ? { reason: answer.trim() } : {}),
+      });
+      continue;
+    }
+    if (flags.json) {
+      if (!distributed) write(JSON.stringify(view));
+    } else write(`⏸ ${agent.agentId} waits for approval: ${pending.summary} (stagecraft approve ${agent.runId})`);
+    if (!distributed) {
+      if (!flags.json) write(`then go on with: stagecraft workflow resume ${view.workflowId} --root ${root}`);
+      return 'waiting';
+    }
+  }
+  return 'going-on';
+}
+
+/** `workflow resume <id>`: drives a workflow left by another process (embedded) or follows it (NATS) to its end. */
+export async function resumeWorkflow(
+  workflowId: string,
+  flags: Pick<WorkflowFlags, 'json' | 'timeout' | 'root'>,
+  config: ShellConfig,
+): Promise<WorkflowExit> {
+  const system = await connectSystem(config, Boolean(flags.json), { resume: true });
+  try {
+    return await followWorkflow(system.requester, workflowId, flags, Boolean(config.natsUrl), flags.root);
+  } finally {
+    await system.close();
+  }
+}
+
 async function ask(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
@@ -138,19 +213,21 @@ export function formatWorkflowTree(view: WorkflowView): string {
   const lines = [`workflow ${view.workflowId} (${view.kind}) ${view.status}: ${view.goal}`];
   view.phases.forEach((phase, p) => {
     const lastPhase = p === view.phases.length - 1;
-    lines.push(`${lastPhase ? '└─' : '├─'} ${progressLine(phase)}`);
+    lines.push(`${lastPhase ? '└─' : '├─'} ${progressLine(phase)}${phase.step ? `: ${phase.step.title}` : ''}`);
     phase.agents.forEach((agent, a) => {
       const bar = lastPhase ? '   ' : '│  ';
       const branch = a === phase.agents.length - 1 ? '└─' : '├─';
       const summary = agent.summary ? `: ${agent.summary}` : '';
+      const waits = agent.pendingApproval ? ` ⏸ waits for approval ${agent.pendingApproval.approvalId}: ${agent.pendingApproval.summary} (stagecraft approve ${agent.runId})` : '';
       lines.push(
-        `${bar}${branch} ${agent.agentId} [${agent.role}, ${agent.agentType}] attempt ${agent.attempt} ${agent.status} → run ${agent.runId}${summary}`,
+        `${bar}${branch} ${agent.agentId} [${agent.role}, ${agent.agentType}] attempt ${agent.attempt} ${agent.status} → run ${agent.runId}${summary}${waits}`,
       );
     });
   });
   if (view.pendingApproval) lines.push(`⏸ waiting for approval ${view.pendingApproval.approvalId}: ${view.pendingApproval.summary}`);
   if (view.summary) lines.push(`summary: ${view.summary}`);
   if (view.failure) lines.push(`failed (${view.failure.code}): ${view.failure.reason}`);
+  if (view.halt) lines.push(`stopped by ${view.halt.agentId} after ${view.halt.phase}: ${view.halt.reason}`);
   lines.push(...keptLines(view));
   if (view.worktrees.length > 0) {
     lines.push('ticket copies:');

@@ -76,7 +76,8 @@ describe('stagecraft chat, embedded, without an API key', () => {
       env,
       60_000,
     );
-    expect(code).toBe(0);
+    // The bound leaves the run without an answer: never delivered DONE, so the exit says it needs work (docs/decisions/0056).
+    expect(code).toBe(1);
     const events = stdout
       .trim()
       .split('\n')
@@ -87,7 +88,10 @@ describe('stagecraft chat, embedded, without an API key', () => {
     expect(events.filter((e) => e.type === 'LimitReached').map((e) => e.data)).toContainEqual(
       expect.objectContaining({ limit: 'maxToolIterations', value: 1, stage: 'tool_followup', iteration: 1 }),
     );
-    expect(events.at(-1).type).toBe('RunCompleted');
+    expect(events.at(-1)).toMatchObject({
+      type: 'RunCompleted',
+      data: { deliveryState: 'NEEDS_WORK', cause: expect.stringMatching(/no answer was given/) },
+    });
   });
 
   it.each([

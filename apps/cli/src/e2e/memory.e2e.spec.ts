@@ -140,7 +140,9 @@ function describeDeployment(name: string, start: (dir: string, server: ScriptedM
       expect(texts).toHaveLength(3);
       expect(texts[0]).toMatch(/Retained memory m-[0-9a-f]{24} \(architecture\)/);
       // Retained inside this run, which has not ended DONE yet: kept, but neither recalled nor linked.
-      expect(texts[1]).toContain('No memory in scope');
+      // Recall answers the latest run outcomes whatever the words (docs/decisions/0058).
+      expect(texts[1]).not.toContain('The gateway speaks');
+      expect(texts[1]).toContain(`from run ${second}`);
       expect(texts[2]).toContain('No memory in scope');
       const offered = (last.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
       expect(offered).toEqual(expect.arrayContaining(['memory_recall', 'memory_retain', 'memory_reflect']));

@@ -136,7 +136,11 @@ function describeDeployment(name: string, start: (dir: string, server: ScriptedM
       expect(await run(later, 'How is the build configured?')).toMatchObject({ type: 'RunCompleted' });
       const [warmup] = requestsOf(later);
       expect(warmup.stage).toBe('warmup');
-      const system = String(messagesOf(warmup)[0].content);
+      // The prompt is every system message: recalled memories are in the stage part, after the history (0052).
+      const system = messagesOf(warmup)
+        .filter((m) => m.role === 'system')
+        .map((m) => String(m.content))
+        .join('\n');
       expect(system).toContain(KEPT);
       expect(system).not.toContain('evil.example');
     });

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, runCli } from '@stagecraft/testing';
@@ -125,4 +125,22 @@ describe('stagecraft workflow, embedded, without a model key', () => {
     expect(stderr).toContain('a comma-separated list of discovery, planning, tickets');
     expect(existsSync(join(project, '.stagecraft'))).toBe(false);
   }, 60_000);
+
+  it('shows each step’s title and prompt as workflow run walks it, never its agentRole', async () => {
+    const project = fresh('steps');
+    const store = `sqlite:${join(dir, 'steps.db')}`;
+    const definition = JSON.parse(readFileSync(join(REPO_ROOT, 'workflows', 'code-review.json'), 'utf8')) as {
+      steps: { title: string; prompt: string; agentRole?: string }[];
+    };
+    const { code, stdout, stderr } = await runCli(['workflow', 'run', 'code-review', '--root', project, '--store', store], env, 180_000);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    for (const step of definition.steps) {
+      expect(stdout).toContain(`▸ ${step.title}\n    ${step.prompt.split('\n')[0]}`);
+      expect(stdout).not.toContain(step.agentRole ?? '(no role)');
+    }
+    expect(stdout).not.toContain('## Agent Role');
+    const workflowId = /^workflow (\S+)$/m.exec(stdout)?.[1] ?? '';
+    const shown = await runCli(['workflow', 'show', workflowId, '--store', store], env, 60_000);
+    expect(shown.stdout).toContain(`: ${definition.steps[0].title}`);
+  }, 300_000);
 });

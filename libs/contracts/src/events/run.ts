@@ -47,6 +47,11 @@ export const runEventSchemas = {
     approve: ApprovalPolicy.optional(),
     /** Set when the run is an agent of a workflow: its context id, its role and the upstream context it builds on. */
     agent: AgentBrief.optional(),
+    /**
+     * The version of the rules the run's answers are read by (docs/decisions/0056): 2 holds the strict
+     * delivery gate and the stuck-loop detector. Absent in older logs: version 1, so they replay as they ran.
+     */
+    rules: z.literal(2).optional(),
   }),
   StageEntered: z.object({
     stage: Stage,
@@ -131,7 +136,8 @@ export const runEventSchemas = {
     iteration: z.number().int().min(0),
   }),
   /** `limit`: the last bound that ran out, when one did (the run ended on it rather than on a `DONE`). */
-  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string(), limit: RunLimitName.optional() }),
+  /** `cause`: why a run ended `NEEDS_WORK` (rules version 2 on, docs/decisions/0056). */
+  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string(), limit: RunLimitName.optional(), cause: z.string().max(2_000).optional() }),
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
   /** Someone stopped the run: nothing is decided after it; answers that were in flight are still recorded. */
   RunCancelled: z.object({ by: CancelledBy, reason: z.string().max(500), stage: Stage.optional() }),

@@ -88,6 +88,8 @@ export const workflowEventSchemas = {
   ApprovalGiven,
   ApprovalDenied,
   WorkflowCompleted: z.object({ summary: z.string() }),
+  /** A collector decided the goal cannot be reached (`STOP`): the workflow ends stopped, not completed (docs/decisions/0055). */
+  WorkflowHalted: z.object({ phase: NonBlank, round: z.number().int().min(1), agentId: NonBlank, reason: z.string() }),
   WorkflowFailed: z.object({ code: ErrorCode, reason: z.string() }),
   /** Someone stopped the workflow: nothing more is dispatched, and its running agents are cancelled. */
   WorkflowCancelled: z.object({ by: CancelledBy, reason: z.string().max(500) }),

@@ -163,7 +163,8 @@ export const feedV1DataSchemas = {
   ApprovalDenied: z.object({ approvalId: Id, reason: z.string().max(2_000) }),
   LimitReached: z.object({ limit: RunLimitName, value: z.number().int().min(0), stage: Stage, iteration: z.number().int().min(0) }),
   /** `limit`: the bound that ran out, when the run ended on one rather than on a `DONE`. */
-  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string(), limit: RunLimitName.optional() }),
+  /** `cause`: why the run ended `NEEDS_WORK`, in runs that record it. */
+  RunCompleted: z.object({ deliveryState: DeliveryState, answer: z.string(), limit: RunLimitName.optional(), cause: z.string().optional() }),
   RunFailed: z.object({ code: ErrorCode, reason: z.string(), stage: Stage.optional() }),
   RunCancelled: z.object({ by: CancelledBy, reason: z.string().max(500), stage: Stage.optional() }),
   RunContinued: z.object({ by: CancelledBy }),

@@ -12,6 +12,8 @@ export interface PromptContributionContext {
   readonly recalled?: readonly RecalledMemory[];
   /** The project's layout and entry points from the codebase index (warmup); absent when none was sent. */
   readonly projectMap?: string;
+  /** The run's delegation depth limit; absent when the caller sent none (then delegation is not offered). */
+  readonly maxDelegationDepth?: number;
 }
 
 /**

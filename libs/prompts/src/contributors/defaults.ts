@@ -1,4 +1,5 @@
 import { delegationBriefContributor } from './delegation-brief';
+import { delegationOfferContributor } from './delegation-offer';
 import { episodicMemoryContributor } from './episodic-memory';
 import { projectMapContributor } from './project-map';
 import { recalledMemoriesContributor } from './recalled-memories';
@@ -6,5 +7,8 @@ import { ContributorRegistry, createContributorRegistry } from './registry';
 
 /** The contributors every deployment registers; each applies only where the stage's policy calls for it. */
 export function defaultContributors(): ContributorRegistry {
-  return createContributorRegistry([delegationBriefContributor, episodicMemoryContributor, recalledMemoriesContributor, projectMapContributor]);
+  return createContributorRegistry([
+    delegationBriefContributor,
+    delegationOfferContributor,
+    episodicMemoryContributor, recalledMemoriesContributor, projectMapContributor]);
 }

@@ -17,12 +17,12 @@ export function recalledMemoriesSection(recalled: readonly RecalledMemory[]): st
   });
   return [
     "## Recalled from this project's memory",
-    "What earlier work left in memory that bears on the user's message, best match first. It describes the project as it was: confirm it against the current code before relying on it.",
+    "What earlier work left in memory that bears on the user's message, with the latest run outcomes, best match first. It describes the project as it was: confirm it against the current code before relying on it.",
     lines.join('\n'),
   ].join('\n\n');
 }
 
-/** Seed 001 §5: the memories recalled for this message (the conversation service recalls them for warmup). */
+/** Seed 001 §5: the memories recalled for this message (the conversation service recalls them for a run's first request). */
 export const recalledMemoriesContributor: PromptContributor = {
   name: 'recalled-memories',
   agentTypes: 'all',

@@ -1,5 +1,14 @@
 import type { RecordedEvent } from '@stagecraft/contracts';
-import { MemoriesView, fuseRankings, liveMemories, memoriesModel, rankMemories } from './memories';
+import {
+  MemoriesView,
+  fuseRankings,
+  interleaveRankings,
+  liveMemories,
+  memoriesModel,
+  rankMemories,
+  recallRanking,
+  recentOutcomes,
+} from './memories';
 
 let position = 0n;
 const event = (scope: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
@@ -182,6 +191,21 @@ describe('rankMemories', () => {
   });
 });
 
+describe('interleaveRankings', () => {
+  it('takes the rankings in turns, each memory once, so a memory two rankings hold weakly does not lead', () => {
+    expect(
+      interleaveRankings(
+        [
+          ['a', 'c', 'd'],
+          ['b', 'c'],
+        ],
+        4,
+      ).map((r) => r.memoryId),
+    ).toEqual(['a', 'b', 'c', 'd']);
+    expect(interleaveRankings([[], ['b']], 3)).toEqual([{ memoryId: 'b', score: Number((1 / 61).toFixed(6)) }]);
+  });
+});
+
 describe('fuseRankings', () => {
   it('sums reciprocal ranks, so a memory both rankings hold beats one only the first holds', () => {
     expect(
@@ -194,5 +218,44 @@ describe('fuseRankings', () => {
       ).map((r) => r.memoryId),
     ).toEqual(['c', 'b', 'a']);
     expect(fuseRankings([['a'], []], 5)).toEqual([{ memoryId: 'a', score: Number((1 / 61).toFixed(6)) }]);
+  });
+});
+
+describe('recallRanking (docs/decisions/0058)', () => {
+  const view = fold([
+    retained('r', 'o-1', 'Request: Fix the login form\nAnswer: Fixed the validation', 'run_outcome'),
+    retained('r', 'f-test', 'Test command (runs the tests; it ran and passed): npm test', 'project'),
+    retained('r', 'o-2', 'Request: Rename the config loader\nAnswer: Renamed it', 'run_outcome'),
+    retained('r', 'a-db', 'The project keeps its events in SQLite', 'architecture'),
+    retained('r', 'o-3', 'Request: Add a NOTES.md that summarises README.md\nAnswer: Wrote NOTES.md', 'run_outcome'),
+  ]);
+  const scope = view.scopes['r'];
+  const ids = (query: string, options: { limit: number; tier?: 'project' | 'run_outcome'; semantic?: string[] }) =>
+    recallRanking(scope, query, options).map((m) => m.memoryId);
+
+  it('shows the newest run outcomes to a question that shares no word with them', () => {
+    expect(rankMemories(scope, 'What changed lately?', { limit: 3 })).toEqual([]);
+    expect(ids('What changed lately?', { limit: 3 })).toEqual(['o-3', 'o-2', 'o-1']);
+  });
+
+  it('keeps the best lexical match first, the newest outcome next to it, and takes no question word as a match', () => {
+    expect(rankMemories(scope, 'What is in the project?', { limit: 5 }).map((m) => m.memoryId)).toEqual(['a-db']);
+    expect(ids('how do I run the tests? npm test', { limit: 3 })).toEqual(['f-test', 'o-3', 'o-2']);
+    expect(ids('Which database keeps the events? SQLite', { limit: 2 })).toEqual(['a-db', 'o-3']);
+  });
+
+  it('brings no outcome into a recall of another tier, and none past the limit', () => {
+    expect(ids('What changed lately?', { limit: 5, tier: 'project' })).toEqual([]);
+    expect(recentOutcomes(scope, { limit: 2 }).map((m) => m.memoryId)).toEqual(['o-3', 'o-2']);
+    expect(ids('What changed lately?', { limit: 1 })).toEqual(['o-3']);
+  });
+
+  it('takes a semantic ranking, fused with the lexical one, as a third, never ahead of the best word match', () => {
+    expect(ids('the storage engine', { limit: 2, semantic: ['a-db', 'o-1'] })).toEqual(['o-3', 'a-db']);
+    expect(ids('npm test', { limit: 4, semantic: ['a-db', 'o-1'] })).toEqual(['f-test', 'o-3', 'o-2', 'a-db']);
+  });
+
+  it('answers nothing for an unknown scope', () => {
+    expect(recallRanking(undefined, 'anything', { limit: 3 })).toEqual([]);
   });
 });

@@ -231,6 +231,23 @@ export function liveMemories(scope: ScopeMemories | undefined, tier?: MemoryTier
 }
 
 const K1 = 1.2;
+
+/**
+ * Words a question is made of that say nothing of what it asks about: left out of a query (not of the
+ * index, so the view is unchanged), lest every memory with a "the" or a "what" match it.
+ */
+const QUESTION_WORDS = new Set(
+  'a an and are as at be by can could did do does for from had has have how i in is it its me my of on or our should so that the their there these this to us was we were what when where which who why will with would you your'.split(
+    ' ',
+  ),
+);
+
+/** A query's distinct words without the question words; all of them when nothing else is left. */
+function queryTerms(query: string): string[] {
+  const terms = [...new Set(memoryTerms(query))];
+  const telling = terms.filter((t) => !QUESTION_WORDS.has(t));
+  return telling.length > 0 ? telling : terms;
+}
 const B = 0.75;
 
 /**
@@ -243,7 +260,7 @@ export function rankMemories(
   options: { tier?: MemoryTier; limit: number },
 ): (Memory & { score: number })[] {
   if (!scope || scope.live.length === 0) return [];
-  const terms = [...new Set(memoryTerms(query))];
+  const terms = queryTerms(query);
   const count = scope.live.length;
   const averageLength = scope.totalLength / count || 1;
   const idf = new Map(
@@ -281,4 +298,60 @@ export function fuseRankings(rankings: readonly (readonly string[])[], limit: nu
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, limit)
     .map(({ memoryId, score }) => ({ memoryId, score: Number(score.toFixed(6)) }));
+}
+
+/** How many of the newest run outcomes every recall weighs in, whatever its words (docs/decisions/0058). */
+export const RECENT_OUTCOMES = 3;
+
+/**
+ * The newest live run outcomes, newest first: what "what changed lately?" asks about, which shares no
+ * word with the outcomes it means. Empty when a tier other than `run_outcome` is asked for.
+ */
+export function recentOutcomes(scope: ScopeMemories | undefined, options: { tier?: MemoryTier; limit: number }): Memory[] {
+  if (!scope || (options.tier !== undefined && options.tier !== 'run_outcome')) return [];
+  return liveMemories(scope, 'run_outcome')
+    .slice(-options.limit)
+    .reverse()
+    .map((entry) => memoryOf(scope.scope, entry));
+}
+
+/**
+ * Rankings taken in turns, each memory once: the first of each, then the second of each, and so on.
+ * A memory scores 1 / (60 + rank) by the rank it was taken at. Unlike a sum of reciprocal ranks, a
+ * memory two rankings hold weakly (a recent outcome sharing one common word) cannot push the best of
+ * either out.
+ */
+export function interleaveRankings(rankings: readonly (readonly string[])[], limit: number): { memoryId: string; score: number }[] {
+  const taken = new Map<string, number>();
+  const longest = Math.max(0, ...rankings.map((r) => r.length));
+  for (let rank = 0; rank < longest && taken.size < limit; rank++) {
+    for (const ranking of rankings) {
+      const id = ranking[rank];
+      if (id !== undefined && !taken.has(id) && taken.size < limit) taken.set(id, Number((1 / (60 + rank + 1)).toFixed(6)));
+    }
+  }
+  return [...taken].map(([memoryId, score]) => ({ memoryId, score }));
+}
+
+/**
+ * What recall answers (docs/decisions/0058): three rankings taken in turns: the lexical one (BM25), the
+ * newest run outcomes, and, when a semantic ranking is given, its fusion with the lexical one by
+ * reciprocal rank. So the best word match leads, the latest outcome follows whatever the words, and an
+ * embedding model adds what shares meaning but no word; a poor one cannot push the best word match out.
+ */
+export function recallRanking(
+  scope: ScopeMemories | undefined,
+  query: string,
+  options: { tier?: MemoryTier; limit: number; semantic?: readonly string[] },
+): (Memory & { score: number })[] {
+  if (!scope) return [];
+  const depth = Math.max(options.limit, 10);
+  const lexical = rankMemories(scope, query, { tier: options.tier, limit: depth }).map((m) => m.memoryId);
+  const recent = recentOutcomes(scope, { tier: options.tier, limit: RECENT_OUTCOMES }).map((m) => m.memoryId);
+  const rankings = [lexical, recent];
+  if (options.semantic) rankings.push(fuseRankings([lexical, options.semantic], depth).map((m) => m.memoryId));
+  return interleaveRankings(rankings, options.limit).map(({ memoryId, score }) => ({
+    ...memoryOf(scope.scope, scope.memories[memoryId]),
+    score,
+  }));
 }

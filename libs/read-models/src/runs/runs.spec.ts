@@ -121,6 +121,18 @@ describe('the runs view', () => {
     expect(runOf(fold(runsModel, log.events), 'r1')?.deliveryState).toBe('DONE');
   });
 
+  it('given a run completed short of DONE with a cause, then the view shows the bound and the cause; a run without one shows neither', () => {
+    const log = new Log();
+    const r1 = log.run('r1');
+    r1('RunStarted', runStarted('r1'));
+    r1('RunCompleted', { deliveryState: 'NEEDS_WORK', answer: '', limit: 'maxDeliveryChecks', cause: 'no answer was given' });
+    expect(runOf(fold(runsModel, log.events), 'r1')).toMatchObject({ limit: 'maxDeliveryChecks', cause: 'no answer was given' });
+    const r2 = log.run('r2');
+    r2('RunStarted', runStarted('r2'));
+    r2('RunCompleted', { deliveryState: 'NEEDS_WORK', answer: 'x' });
+    expect(runOf(fold(runsModel, log.events), 'r2')).not.toHaveProperty('cause');
+  });
+
   it('given a failed run, then it has the failure, and a second terminal event changes neither status nor failure', () => {
     const log = new Log();
     const r1 = log.run('r1');

@@ -135,6 +135,7 @@ function evolveRun(run: RunEntry, event: Logged<RunEvent>): RunEntry {
       end(next, 'completed');
       next.deliveryState = delivered(run.deliveryState, event.data.deliveryState);
       if (event.data.limit) next.limit = event.data.limit;
+      if (event.data.cause) next.cause = event.data.cause;
       return next;
     case 'RunFailed':
       if (end(next, 'failed')) next.failure = { code: event.data.code, reason: event.data.reason };

@@ -1,5 +1,5 @@
 import { DIGEST_SECTIONS, EventRange, RunDigest, SUMMARY_SECTIONS } from '@stagecraft/contracts';
-import type { SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
+import type { QAReport, SourcedMessage, SourcedOutcome } from '@stagecraft/contracts';
 import { Kept, KeptSections, isProtected, keepByImportance } from './summary-keep';
 import { drawItems } from './summary-draw';
 import { rangesOf } from './sources';
@@ -17,12 +17,17 @@ export const DIGEST_CHARS = 2_000;
  * holds them) and so is the plan (done when the run is). Deterministic and pure: the same events
  * always give the same digest. Null when the run left nothing worth carrying.
  */
-export function runDigest(run: { history: readonly SourcedMessage[]; outcomes: readonly SourcedOutcome[] }): RunDigest | null {
+export function runDigest(run: {
+  history: readonly SourcedMessage[];
+  outcomes: readonly SourcedOutcome[];
+  review?: ReviewToCarry;
+}): RunDigest | null {
   const drawn = drawItems(run.history, run.outcomes);
   const sections = Object.fromEntries(SUMMARY_SECTIONS.map((name) => [name, [] as Kept[]])) as KeptSections;
   // What the run said without calling a tool (its final answer, and what it said on the way) is left to
   // the turn's answer: the decisions a digest carries are the run's plan deltas.
   for (const name of DIGEST_SECTIONS) sections[name] = drawn[name].filter((item) => !isProtected(name, item.text));
+  sections.openIssues = [...sections.openIssues, ...reviewIssues(run.review)];
   let budget = DIGEST_CHARS;
   for (;;) {
     const kept = keepByImportance(sections, budget);
@@ -32,6 +37,22 @@ export function runDigest(run: { history: readonly SourcedMessage[]; outcomes: r
     budget = Math.max(0, budget - (size - DIGEST_CHARS));
   }
 }
+
+/**
+ * The findings of the review of a run that ended short of `DONE`, with the `QAReportIssued` they came
+ * from: the digest carries them as open issues, so the next attempt in the conversation starts from
+ * them (seed 002 §2.3, docs/decisions/0056).
+ */
+export interface ReviewToCarry {
+  findings: QAReport['findings'];
+  origin: EventRange | null;
+}
+
+const reviewIssues = (review: ReviewToCarry | undefined): Kept[] =>
+  (review?.findings ?? []).map((f) => ({
+    text: `QA finding (${f.severity}): ${f.message}${f.file ? ` (${f.file})` : ''}`,
+    origin: review!.origin,
+  }));
 
 function digestOf(kept: KeptSections): RunDigest {
   const section = (items: readonly Kept[]) => ({

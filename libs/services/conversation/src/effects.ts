@@ -159,7 +159,7 @@ async function perform(
 async function callModel(ports: DriverPorts, state: RunState, plan: ModelCallPlan, cancelled: AbortSignal): Promise<RunInput> {
   if (state.status !== 'running') throw new StagecraftError('INTERNAL', 'only a running run calls the model');
   const { runId, userInput, projectRoot } = state.start;
-  const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot });
+  const recalled = await withRecalledMemories(ports, plan.assemble, { runId, userInput, projectRoot, modelRequests: state.modelRequests });
   const assemble = await withProjectMap(ports, recalled, { runId, projectRoot });
   const assembled = await assemblePrompt(ports, assemble, runId);
   const messages = modelMessages(plan, assembled, ports.stageMessageRole);

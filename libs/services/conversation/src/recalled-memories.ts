@@ -1,25 +1,27 @@
 import { PromptAssembleRequest, RecalledMemory, toErrorReply } from '@stagecraft/contracts';
 import type { DriverPorts } from './driver-ports';
 
-/** How many memories the warmup prompt shows. */
-export const WARMUP_RECALL_LIMIT = 5;
+/** How many memories the first request of a run shows. */
+export const RECALL_LIMIT = 5;
 
 /**
- * The warmup's assemble request with the memories recalled for the user's message (docs/decisions/0021):
- * the shell asks `memory.recall` in the project's scope and the `recalled-memories` contributor renders
- * them, so the decider stays pure and the assembled prompt, stored with the request, records what was
- * shown. Any other stage's request is returned as it is; a recall that fails only leaves the section out.
+ * The assemble request of a run's first model request with the memories recalled for the user's message
+ * (docs/decisions/0021, 0058): in every mode, with reasoning on or off, the first request of a top-level
+ * run (warmup where there is one, else the first act) shows them. The contributor is stage-bound, so they
+ * sit in that request's trailing stage message (0052) and the shared prefix of the run never changes;
+ * the assembled prompt, stored with the request, records what was shown. Later requests, and delegated
+ * runs, are returned as they are; a recall that fails only leaves the section out.
  */
 export async function withRecalledMemories(
   ports: Pick<DriverPorts, 'requester' | 'logger'>,
   assemble: PromptAssembleRequest,
-  run: { runId: string; userInput: string; projectRoot: string },
+  run: { runId: string; userInput: string; projectRoot: string; modelRequests: number },
 ): Promise<PromptAssembleRequest> {
-  if (assemble.policy.stage !== 'warmup' || assemble.policy.userMode !== 'agent' || assemble.policy.delegation.depth > 0) return assemble;
+  if (run.modelRequests > 0 || assemble.policy.stage === 'qa_review' || assemble.policy.delegation.depth > 0) return assemble;
   try {
     const { memories } = await ports.requester.request(
       'memory.recall',
-      { projectRoot: run.projectRoot, query: run.userInput, limit: WARMUP_RECALL_LIMIT },
+      { projectRoot: run.projectRoot, query: run.userInput, limit: RECALL_LIMIT },
       { correlationId: run.runId },
     );
     if (memories.length === 0) return assemble;
@@ -31,7 +33,10 @@ export async function withRecalledMemories(
     }));
     return { ...assemble, recalled };
   } catch (error) {
-    ports.logger.warn({ runId: run.runId, err: toErrorReply(error).message }, 'memory recall for warmup failed; warming up without it');
+    ports.logger.warn(
+      { runId: run.runId, err: toErrorReply(error).message },
+      'memory recall for the first request failed; asking without it',
+    );
     return assemble;
   }
 }

@@ -18,6 +18,7 @@ export { DEFAULT_RUN_OUTCOME_LIMIT, MemoryBook, type Embedder } from './memory-s
 export { memoryDecider, type MemoryInput, type MemoryScopeState } from './memory-scope/memory.decider';
 export { RUN_OUTCOMES, runOutcomeContent, runOutcomeMemoryId, runOutcomes } from './run-outcomes/run-outcomes.processor';
 export { planReflection, reflectionText } from './reflect/reflection';
+export { commandKind, projectFactContent, projectFactMemoryId, projectFacts, type ProjectFact } from './run-outcomes/project-facts';
 
 /**
  * Every read model starts from its checkpoint with the service, then the run-outcome write policy

@@ -251,3 +251,71 @@ describe('the run-outcome write policy', () => {
     expect(events[3].data).toMatchObject({ memoryId: runOutcomeMemoryId(gamma), reason: expect.stringContaining('latest 2') });
   });
 });
+
+describe('project facts and recent outcomes (docs/decisions/0058)', () => {
+  const projectRoot = join(tmpdir(), 'stagecraft-memory-facts');
+  const scope = memoryScopeOf(projectRoot);
+  let calls = 0;
+  const at = (runId: string) => ({ runId, correlationId: runId, occurredAt: '2026-11-01T00:00:00.000Z' });
+  const event = (runId: string, type: string, data: Record<string, unknown>) => ({ id: randomUUID(), type, data, metadata: at(runId) });
+  const command = (runId: string, name: string, args: string[], ok: boolean) => {
+    const callId = `call-${++calls}`;
+    return [
+      event(runId, 'ToolCallRequested', { callId, tool: 'run_command', arguments: { command: name, args }, stage: 'act' }),
+      event(runId, 'ToolCallCompleted', {
+        callId,
+        tool: 'run_command',
+        ok,
+        output: ok ? 'exit code: 0' : 'exit code: 1',
+        truncated: false,
+        durationMs: 3,
+      }),
+    ];
+  };
+  async function storeRun(runId: string, userInput: string, commands: ReturnType<typeof command>[], deliveryState: 'DONE' | 'NEEDS_WORK') {
+    const started = event(runId, 'RunStarted', {
+      runId,
+      conversationId: `conv-${runId}`,
+      userMode: 'agent',
+      reasoningEnabled: false,
+      userInput,
+      projectRoot,
+    });
+    const end = event(runId, 'RunCompleted', { deliveryState, answer: `Finished: ${userInput}` });
+    await store.appendToStream(streams.run(runId), [started, ...commands.flat(), end], { expectedRevision: 'no_stream' });
+  }
+  const retainedOf = async () =>
+    (await store.readStream(streams.memory(scope)))
+      .filter((e) => e.type === 'MemoryRetained')
+      .map((e) => e.data as { tier: string; content: string });
+
+  it('retains the build and test commands a DONE run ran successfully, once each, and none from a run that did not end DONE', async () => {
+    await storeRun(
+      'facts-1',
+      'Add a NOTES.md that summarises README.md',
+      [command('facts-1', 'npm', ['test'], true), command('facts-1', 'npm', ['run', 'build'], false)],
+      'DONE',
+    );
+    await storeRun('facts-2', 'Fix the build', [command('facts-2', 'make', ['check'], true)], 'NEEDS_WORK');
+    await storeRun(
+      'facts-3',
+      'Rename the loader',
+      [command('facts-3', 'npm', ['test'], true), command('facts-3', 'npm', ['run', 'build'], true)],
+      'DONE',
+    );
+    const retained = await until(retainedOf, (m) => m.length === 4);
+    expect(retained.map((m) => [m.tier, m.content.split('\n')[0]])).toEqual([
+      ['run_outcome', 'Request: Add a NOTES.md that summarises README.md'],
+      ['project', 'Test command (runs the tests; it ran and passed): npm test'],
+      ['run_outcome', 'Request: Rename the loader'],
+      ['project', 'Build command (builds the code; it ran and succeeded): npm run build'],
+    ]);
+  });
+
+  it('recalls the newest outcomes for a question that shares no word with them, and a fact by its words', async () => {
+    const lately = await request('memory.recall', { projectRoot, query: 'What changed in this project lately?', limit: 3 });
+    expect(lately.memories.slice(0, 2).map((m) => m.source?.runId)).toEqual(['facts-3', 'facts-1']);
+    const tests = await request('memory.recall', { projectRoot, query: 'How do I run the tests?', limit: 3 });
+    expect(tests.memories[0]).toMatchObject({ tier: 'project', content: expect.stringContaining('npm test') });
+  });
+});

@@ -7,7 +7,12 @@ import { nextStep } from './next-step/next-step.handler';
 export const promptAssemblyService = defineService<PromptAssembly>({
   name: 'prompt-assembly',
   usesStore: false,
-  start: (ports) => loadPromptAssembly(ports.env),
+  start: (ports) => {
+    const assembly = loadPromptAssembly(ports.env);
+    // A bad workflow file stops only its own workflow; the operator hears of it here, a user when naming it.
+    for (const { file, problem } of assembly.workflows.skipped()) ports.logger.warn({ file, problem }, 'workflow file skipped');
+    return assembly;
+  },
   handlers: { 'prompt.assemble': assemble, 'workflow.next': nextStep },
 });
 

@@ -25,11 +25,21 @@ const step = { id: 'ask', title: 'Ask', prompt: 'Describe the feature.' };
 const workflow = { id: 'spec', name: 'Spec', description: 'Writes a spec.', version: '1.0.0', steps: [step] };
 
 describe('prompt-assembly start-up', () => {
-  it('does not start when a workflow file is invalid, and says which file and field', async () => {
+  it('starts despite an invalid workflow file, serves the others, and names the file and field when the bad one is asked for', async () => {
     writeFileSync(join(dir, 'spec.json'), JSON.stringify({ ...workflow, steps: [{ ...step, agentRole: 'x'.repeat(1_025) }] }));
-    await expect(start()).rejects.toThrow(
-      `invalid workflow ${join(dir, 'spec.json')}: steps[0].agentRole: Too big: expected string to have <=1024 characters`,
-    );
+    writeFileSync(join(dir, 'review.json'), JSON.stringify({ ...workflow, id: 'review' }));
+    const host = await start();
+    try {
+      await expect(host.ports.requester.request('workflow.next', { workflowId: 'review' })).resolves.toMatchObject({ step });
+      await expect(host.ports.requester.request('workflow.next', { workflowId: 'spec' })).rejects.toMatchObject({
+        code: 'VALIDATION',
+        message: expect.stringContaining(
+          `invalid workflow ${join(dir, 'spec.json')}: steps[0].agentRole: Too big: expected string to have <=1024 characters`,
+        ),
+      });
+    } finally {
+      await host.close();
+    }
   });
 
   it('serves the workflows of the directory it was pointed at', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { EventData, IndexedFile } from '@stagecraft/contracts';
-import { IndexView, PARSED_LANGUAGES, ParseSource, indexSource, languageOf } from '@stagecraft/index';
+import { IndexView, MANIFESTS, PARSED_LANGUAGES, ParseSource, indexSource, languageOf } from '@stagecraft/index';
 import { loadParsers } from './parsers';
 import { readHeld, withHandle } from '../sandbox/pinned';
 import { GitIgnore, listProjectFiles } from './scan';
@@ -17,8 +17,8 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 /** The `index-<project>` stream's key for a project root: a digest of its real path. */
 export const indexProjectKey = (root: string) => sha256(root).slice(0, 24);
 
-let parse: Promise<ParseSource> | undefined;
-const parser = () => (parse ??= loadParsers(PARSED_LANGUAGES));
+/** The parse over the grammars these paths need, and only those: each grammar costs its load. */
+const parserFor = (paths: readonly string[]) => loadParsers(paths.map(languageOf).filter((l) => PARSED_LANGUAGES.includes(l)));
 
 /** One file as the index records it, or null when it is gone or not a regular file. */
 export async function indexFile(
@@ -35,8 +35,8 @@ export async function indexFile(
   if (!bytes) return { path, language, size: info.size, hash: sha256(`size:${info.size}`), symbols: [], entryPoints: [] };
   const hash = sha256(bytes);
   if (previous && previous.hash === hash && previous.size === info.size) return previous;
-  if (language === 'other' && base !== 'package.json') return { path, language, size: info.size, hash, symbols: [], entryPoints: [] };
-  const found = indexSource(path, bytes.toString('utf8'), parseSource ?? (await parser()));
+  if (language === 'other' && !MANIFESTS.has(base)) return { path, language, size: info.size, hash, symbols: [], entryPoints: [] };
+  const found = indexSource(path, bytes.toString('utf8'), parseSource ?? (await parserFor([path])));
   return { path, language: found.language, size: info.size, hash, symbols: found.symbols, entryPoints: found.entryPoints };
 }
 
@@ -61,8 +61,8 @@ const sameFile = (a: IndexedFile | undefined, b: IndexedFile) => a === b || (a !
  */
 export async function indexProject(root: string, previous: IndexView | undefined, paths?: readonly string[]): Promise<IndexUpdate> {
   const gitignore = new GitIgnore(root);
-  const parseSource = await parser();
   const candidates = paths ? [...new Set(paths)].sort() : await listProjectFiles(root, gitignore);
+  const parseSource = await parserFor(candidates);
   const files: IndexedFile[] = [];
   const removed: string[] = [];
   for (const path of candidates) {

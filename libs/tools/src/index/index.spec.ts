@@ -219,3 +219,101 @@ describe('the codebase index on a fixture project per language', () => {
     expect(serializeIndex(view)).toContain('lib_fn');
   });
 });
+
+describe('entry points and containers that only look alike', () => {
+  const indexOne = async (path: string, text: string) => {
+    const absolute = join(root, path);
+    cpSync(join(FIXTURES, 'typescript', '.gitignore'), join(root, '.gitignore'));
+    writeFileSync(absolute, text);
+    const update = await indexProject(root, undefined);
+    return update.files.find((f) => f.path === path);
+  };
+
+  it('pyproject.toml: [project.scripts] are entry points', async () => {
+    const file = await indexOne(
+      'pyproject.toml',
+      '[project]\nname = "demo"\n\n[project.scripts]\ndemo = "demo.cli:main"\n\n[project.gui-scripts]\ndemo-gui = "demo.gui:run"\n',
+    );
+    expect(file?.language).toBe('other');
+    expect(file?.entryPoints).toEqual([
+      { kind: 'bin', name: 'demo', detail: 'demo.cli:main' },
+      { kind: 'bin', name: 'demo-gui', detail: 'demo.gui:run' },
+    ]);
+  });
+
+  it('Kotlin: an extension function named main is a method of its receiver, not a program main', async () => {
+    const file = await indexOne(
+      'Tools.kt',
+      [
+        'fun String.main() {}',
+        '',
+        'fun <T> List<T>?.main(): Int = 1',
+        '',
+        'class Box {',
+        '    fun Int.main() {}',
+        '}',
+        '',
+        'fun main() {}',
+        '',
+      ].join('\n'),
+    );
+    expect(rows(file)).toEqual([
+      ['method', 'main', 1, 1, 'String'],
+      ['method', 'main', 3, 3, 'List'],
+      ['class', 'Box', 5, 7],
+      ['method', 'main', 6, 6, 'Box'],
+      ['function', 'main', 9, 9],
+    ]);
+    expect(file?.entryPoints).toEqual([{ kind: 'main_function', name: 'main', line: 9 }]);
+  });
+
+  it('Swift: @main inside a string is not an entry point; the attribute is', async () => {
+    const source = [
+      '@available(*, deprecated, message: "use @main instead")',
+      'struct Old {}',
+      'let doc = "@main struct Fake {}"',
+      'let more = """',
+      '@main',
+      'struct Inner {}',
+      '"""',
+      '@MainActor',
+      'final class Model {}',
+      '',
+    ].join('\n');
+    const file = await indexOne('Doc.swift', source);
+    expect(rows(file)).toEqual([
+      ['struct', 'Old', 1, 2],
+      ['class', 'Model', 8, 9],
+    ]);
+    expect(file?.entryPoints).toEqual([]);
+    const real = await indexOne('Doc.swift', `${source}@main\nstruct Real {\n    static func main() {}\n}\n`);
+    expect(real?.entryPoints).toEqual([{ kind: 'main_function', name: 'Real', line: 10 }]);
+  });
+
+  it("Java: the methods of an anonymous class are not the enclosing class's", async () => {
+    const file = await indexOne(
+      'Outer.java',
+      [
+        'class Outer {',
+        '    Runnable task = new Runnable() {',
+        '        public void run() {}',
+        '    };',
+        '    Object[] many = { new Object() { public String toString() { return "x"; } } };',
+        '    void go() {',
+        '        new Thread() { public void start() {} }.start();',
+        '    }',
+        '    static class Inner {',
+        '        void inner() {}',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(rows(file)).toEqual([
+      ['class', 'Outer', 1, 12],
+      ['method', 'go', 6, 8, 'Outer'],
+      ['class', 'Inner', 9, 11, 'Outer'],
+      ['method', 'inner', 10, 10, 'Inner'],
+    ]);
+  });
+});

@@ -6,13 +6,30 @@ import { capped, dispatchAgent, previousAttemptOf, specOf } from './dispatch';
 import { parseAgentDocument } from './documents';
 import { WorkflowInput } from './inputs';
 import { followUp } from './phases';
-import { AgentRun, StartedWorkflow, currentEntry, isLive } from './state';
+import { AgentRun, PhaseEntry, StartedWorkflow, agentRun, currentEntry, isLive } from './state';
 import { stepDone } from './step-walk';
 
 /** The context an agent's document names as its upstream: its first upstream context with an id, else the goal's. */
 function upstreamContextIdOf(s: StartedWorkflow, run: AgentRun): string {
   for (const u of run.upstream) if (u.kind !== 'goal' && u.kind !== 'merge-conflicts') return upstreamId(u);
   return s.start.rootContextId;
+}
+
+/**
+ * Seed 001's `upstreamContextChain` of a collector's consolidation, kept by the workflow (not the model):
+ * the workflow's root context, the accepted consolidations of the phases before, then this phase's
+ * orchestrator and the work agents whose results it consolidates.
+ */
+function contextChainOf(s: StartedWorkflow, entry: PhaseEntry): string[] {
+  const earlier = s.entries
+    .filter((e) => e !== entry && e.status === 'consolidated')
+    .map((e) => s.consolidated[e.phase]?.contextId)
+    .filter((id): id is string => id !== undefined);
+  const here = [entry.orchestrator, ...entry.workAgents].flatMap((agentId) => {
+    const run = agentId === null ? undefined : agentRun(s, entry, agentId);
+    return run ? [run.contextId] : [];
+  });
+  return [...new Set([s.start.rootContextId, ...earlier, ...here])];
 }
 
 /** An agent's run ended: its answer is checked against its role's document and the workflow goes on from it. */
@@ -30,6 +47,7 @@ export function agentFinished(d: WorkflowDecision, input: Extract<WorkflowInput,
     const parsed = parseAgentDocument(run.agentType, input.answer, {
       resultId: run.contextId,
       upstreamContextId: upstreamContextIdOf(s, run),
+      ...(run.role === 'collector' ? { upstreamContextChain: contextChainOf(s, entry) } : {}),
     });
     const issues =
       parsed.ok && run.role === 'collector' ? decisionIssues(s, entry, (parsed.document as ConsolidationTemplate).decision) : [];

@@ -60,7 +60,8 @@ export function consolidate(d: WorkflowDecision, run: AgentRun): void {
       return routeBack(d, entry.phase, target, `the ${entry.phase} collector routed back: ${decision.rationale}`);
     }
     case 'STOP':
-      d.emit('WorkflowCompleted', { summary: `Stopped after ${entry.phase}: ${decision.rationale}` });
+      // The goal cannot be reached: that is not a completion, and clients must be able to tell (docs/decisions/0055).
+      d.emit('WorkflowHalted', { phase: entry.phase, round: entry.round, agentId: run.agentId, reason: decision.rationale });
       return;
     default: {
       const unreachable: never = decision.decisionType;

@@ -110,7 +110,7 @@ export function dispatchQueued(d: WorkflowDecision): boolean {
       role: 'agent',
       agentType: workType,
       assignedGoal: next.assignedGoal,
-      upstream: prior ? [...prior.upstream] : upstreamFor(s, entry, workType, ticket),
+      upstream: prior ? [...prior.upstream] : upstreamFor(s, entry, workType, { ticket, assignmentIndex: next.index }),
       ...(prior ? { previousAttempt: previousAttemptOf(prior, rationale) } : {}),
     });
     if (!dispatched) return false;

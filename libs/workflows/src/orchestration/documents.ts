@@ -40,6 +40,8 @@ export interface DocumentIds {
   resultId: string;
   /** The context the agent worked from. */
   upstreamContextId: string;
+  /** A collector's consolidation: the contexts it builds on, root first. */
+  upstreamContextChain?: readonly string[];
 }
 
 /**
@@ -59,7 +61,13 @@ export function parseAgentDocument(agentType: string, answer: string, ids: Docum
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { ok: false, message: 'the JSON document is not an object', issues: [] };
-  const filled = { schemaVersion: TEMPLATE_SCHEMA_VERSION, ...value, resultId: ids.resultId, upstreamContextId: ids.upstreamContextId };
+  const filled = {
+    schemaVersion: TEMPLATE_SCHEMA_VERSION,
+    ...value,
+    resultId: ids.resultId,
+    upstreamContextId: ids.upstreamContextId,
+    ...(ids.upstreamContextChain ? { upstreamContextChain: [...ids.upstreamContextChain] } : {}),
+  };
   const checked = schema.safeParse(filled);
   if (checked.success) return { ok: true, document: checked.data };
   const issues = checked.error.issues.slice(0, 20).map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`);

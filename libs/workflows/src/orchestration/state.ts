@@ -93,6 +93,8 @@ export type LiveWorkflow = WorkflowProgress & ({ status: 'running' } | { status:
 export type EndedWorkflow = WorkflowProgress &
   (
     | { status: 'completed'; summary: string }
+    /** A collector decided the goal cannot be reached (`WorkflowHalted`). */
+    | { status: 'stopped'; halt: { phase: string; agentId: string; reason: string } }
     /** A workflow stopped while it waited keeps showing what it waited for. */
     | { status: 'failed'; failure: { code: ErrorCode; reason: string }; pendingApproval?: PendingApproval }
     /** Who stopped the workflow, and why (`WorkflowCancelled`). */

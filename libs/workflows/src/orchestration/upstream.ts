@@ -56,13 +56,19 @@ const orchestratorDelegation = (s: StartedWorkflow, entry: PhaseEntry): Delegati
  * Seed 001's table of typed upstream context, per agent type: what each agent of a phase builds on.
  * An agent's own assignment is its run's user message, not part of this.
  */
-export function upstreamFor(s: StartedWorkflow, entry: PhaseEntry, agentType: string, ticket?: PlanningTicket): UpstreamContext[] {
+export function upstreamFor(
+  s: StartedWorkflow,
+  entry: PhaseEntry,
+  agentType: string,
+  own: { ticket?: PlanningTicket; assignmentIndex?: number } = {},
+): UpstreamContext[] {
+  const { ticket, assignmentIndex } = own;
   switch (agentType) {
     case 'discovery-orchestrator':
       return [goal(s)];
     case 'discovery-agent': {
       const delegation = orchestratorDelegation(s, entry);
-      return delegation ? [{ kind: 'delegation', template: delegation }] : [];
+      return delegation ? [{ kind: 'delegation', template: delegation, ...(assignmentIndex === undefined ? {} : { assignmentIndex }) }] : [];
     }
     case 'discovery-collector':
       return workResults(s, entry);

@@ -1,12 +1,12 @@
 import { WorkflowWorktreeView } from '@stagecraft/contracts';
-import { StartedWorkflow } from './state';
+import { StartedWorkflow, isLive } from './state';
 
 /**
  * Every ticket agent's copy and where its merge stands. A copy is removed only once merged without a
  * conflict; any other is kept for the user (docs/decisions/0036). Pure.
  */
 export function worktreesOf(s: StartedWorkflow): WorkflowWorktreeView[] {
-  const ended = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
+  const ended = !isLive(s);
   return Object.values(s.runs).flatMap((run) => {
     if (run.worktree === undefined) return [];
     const entry = s.entries.find((e) => e.phase === run.phase && e.round === run.round);

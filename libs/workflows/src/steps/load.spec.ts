@@ -64,12 +64,19 @@ describe('loadWorkflowDirectory', () => {
     expect(loadWorkflowDirectory(dir).ids()).toEqual(['review', 'spec']);
   });
 
-  it('fails as a whole on one bad file, naming it with its path', () => {
+  it('reports a bad file (path and problem) and skips it; the others load, and naming it gives the problem', () => {
     writeFileSync(join(dir, 'spec.json'), text(valid));
     writeFileSync(join(dir, 'broken.json'), text({ ...valid, id: 'broken', version: 'one' }));
-    expect(() => loadWorkflowDirectory(dir)).toThrow(
-      expect.objectContaining({ message: expect.stringContaining(`${join(dir, 'broken.json')}: version: a semantic version`) }),
+    const catalog = loadWorkflowDirectory(dir);
+    expect(catalog.ids()).toEqual(['spec']);
+    expect(catalog.get('spec')).toEqual(valid);
+    expect(catalog.skipped()).toEqual([
+      { id: 'broken', file: join(dir, 'broken.json'), problem: expect.stringContaining('version: a semantic version') },
+    ]);
+    expect(() => catalog.get('broken')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ message: expect.stringContaining(join(dir, 'broken.json')) })] }),
     );
+    expect(() => catalog.get('absent')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
   });
 
   it('fails clearly when the directory is missing', () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ErrorIssue, issuesFromZod, StagecraftError, WorkflowDefinition } from '@stagecraft/contracts';
-import { createWorkflowCatalog, WorkflowCatalog } from './catalog';
+import { createWorkflowCatalog, SkippedWorkflow, WorkflowCatalog } from './catalog';
 
 const where = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : `${at}${at ? '.' : ''}${String(key)}`), '') || '(file)';
@@ -31,10 +31,23 @@ export function parseWorkflowFile(file: string, text: string): WorkflowDefinitio
   return parsed.data;
 }
 
-/** The lib's only I/O: every `*.json` directly under `dir`, all checked before any is used. */
+/**
+ * The lib's only I/O: every `*.json` directly under `dir`. A file that does not check is reported
+ * (file and problem) and skipped, so one bad file stops only the workflow it defines.
+ */
 export function loadWorkflowDirectory(dir: string): WorkflowCatalog {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort();
-  return createWorkflowCatalog(files.map((file) => parseWorkflowFile(join(dir, file), readFileSync(join(dir, file), 'utf8'))));
+  const definitions: WorkflowDefinition[] = [];
+  const skipped: SkippedWorkflow[] = [];
+  for (const file of files) {
+    const path = join(dir, file);
+    try {
+      definitions.push(parseWorkflowFile(path, readFileSync(path, 'utf8')));
+    } catch (error) {
+      skipped.push({ id: file.replace(/\.json$/, ''), file: path, problem: (error as Error).message });
+    }
+  }
+  return createWorkflowCatalog(definitions, skipped);
 }

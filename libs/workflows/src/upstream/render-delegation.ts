@@ -4,10 +4,21 @@ import { bullets } from './text';
 const assignmentLine = (a: AgentAssignment): string =>
   `${a.agentType} (${a.agentId}): ${a.assignedGoal}${a.subdomainFocus ? ` (focus: ${a.subdomainFocus})` : ''}`;
 
+/**
+ * The reader's own assignment: the one at its place when the workflow says which (siblings of a phase
+ * share one agent type), else the only one of its type; none when that is ambiguous.
+ */
+function ownIndex(template: DelegationTemplate, agentType: string, assignmentIndex: number | undefined): number {
+  if (assignmentIndex !== undefined) return assignmentIndex < template.assignments.length ? assignmentIndex : -1;
+  const ofType = template.assignments.flatMap((a, index) => (a.agentType === agentType ? [index] : []));
+  return ofType.length === 1 ? ofType[0] : -1;
+}
+
 /** The reader's own assignment first and in full; the others only as boundaries, so work is not done twice. */
-export function renderDelegation(template: DelegationTemplate, agentType: string): string {
-  const mine = template.assignments.filter((a) => a.agentType === agentType);
-  const others = template.assignments.filter((a) => a.agentType !== agentType);
+export function renderDelegation(template: DelegationTemplate, agentType: string, assignmentIndex?: number): string {
+  const own = ownIndex(template, agentType, assignmentIndex);
+  const mine = template.assignments.filter((_, index) => index === own);
+  const others = template.assignments.filter((_, index) => index !== own);
   const lines = [
     `### Delegation ${template.resultId}`,
     '',

@@ -54,7 +54,7 @@ export function renderUpstream(context: UpstreamContext, agentType: string): str
     case 'goal':
       return ['### Goal', '', `Workflow: ${context.workflowRunId}`, '', capped(context.goal, MAX_GOAL_CHARS)].join('\n');
     case 'delegation':
-      return renderDelegation(context.template, agentType);
+      return renderDelegation(context.template, agentType, context.assignmentIndex);
     case 'discovery-collector':
       return renderDiscoveryCollector(context.result);
     case 'planning':

@@ -1,5 +1,5 @@
 import { EventOf, RunDigest, conversationEvents, runEvents, runOfStream, streams } from '@stagecraft/contracts';
-import { compactionEvent, extractiveSummary, foldRun, planCompaction, runDigest } from '@stagecraft/run';
+import { compactionEvent, extractiveSummary, foldRun, planCompaction, reviewToCarry, runDigest } from '@stagecraft/run';
 import { emptyHistory, evolveHistory, sourcedMessages } from '@stagecraft/read-models';
 import { runIds } from '@stagecraft/run';
 import { ConcurrencyError, EventReader, EventWriter, NewEvent, RecordedEvent, readEvents, stableEventId } from '@stagecraft/event-store';
@@ -96,7 +96,10 @@ export async function rememberTurn(
 /** The digest of a run's own history, from its stream read up to its completion (docs/decisions/0053). */
 export function turnDigest(run: Parameters<typeof foldRun>[0]): RunDigest | null {
   const state = foldRun(run);
-  return state.status === 'new' ? null : runDigest({ history: state.history, outcomes: state.outcomes });
+  if (state.status === 'new') return null;
+  // A run that ended short of DONE hands its review's findings on to the next attempt (docs/decisions/0056).
+  const review = reviewToCarry(state, run);
+  return runDigest({ history: state.history, outcomes: state.outcomes, ...(review ? { review } : {}) });
 }
 
 const conversationTypes = new Set<string>(conversationEvents.types);

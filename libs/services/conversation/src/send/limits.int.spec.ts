@@ -16,8 +16,11 @@ function endlessReader(request: { stage?: string; body: { messages?: { role: str
       return { content: `${macroReasoning()}\nI will keep reading.` };
     case 'act':
     case 'tool_followup': {
-      const id = `call_${toolResultsIn(request.body)}`;
-      return { content: microReasoning('read README.md'), toolCalls: [{ id, name: 'read_file', arguments: { path: 'README.md' } }] };
+      const done = toolResultsIn(request.body);
+      const id = `call_${done}`;
+      // A different range each round: the same call again and again is a stuck loop, ended before the bounds (docs/decisions/0056).
+      const args = { path: 'README.md', endLine: done + 1 };
+      return { content: microReasoning('read README.md'), toolCalls: [{ id, name: 'read_file', arguments: args }] };
     }
     case 'delivery_check':
       return { content: `${microReasoning('read more', 'NEEDS_WORK')}\nNot done yet.` };

@@ -1,7 +1,7 @@
 import { StagecraftEvent, runEvents, runOfStream, streams, toErrorReply } from '@stagecraft/contracts';
 import type { Processor, RecordedEvent } from '@stagecraft/event-store';
 import { readEvents } from '@stagecraft/event-store';
-import { workflowEffects, worktreesOf } from '@stagecraft/workflows';
+import { isLive, workflowEffects, worktreesOf } from '@stagecraft/workflows';
 import { DriverPorts } from '../driver-ports';
 import type { RunRegistry } from '../run-registry';
 import { ensureAgentRun } from './agent-runs';
@@ -45,7 +45,7 @@ async function followWorkflow(ports: DriverPorts, registry: RunRegistry, workflo
   }
   await runEffects(ports, registry, log);
   const after = log.state;
-  if (after.status === 'completed' || after.status === 'failed' || after.status === 'cancelled') {
+  if (after.status !== 'new' && !isLive(after)) {
     // Only copies merged without a conflict go; the others hold work the user has not got yet.
     const worktrees = worktreesOf(after);
     await removeMergedWorktrees(

@@ -11,16 +11,7 @@ import {
 } from '@stagecraft/contracts';
 import { appendDecided, stableEventId } from '@stagecraft/event-store';
 import type { EventWriter } from '@stagecraft/event-store';
-import {
-  MemoriesView,
-  ScopeMemories,
-  entryOf,
-  fuseRankings,
-  liveMemories,
-  memoriesModel,
-  memoryOf,
-  rankMemories,
-} from '@stagecraft/read-models';
+import { MemoriesView, ScopeMemories, entryOf, liveMemories, memoriesModel, memoryOf, recallRanking } from '@stagecraft/read-models';
 import type { RequestContext } from '@stagecraft/messaging';
 import type { Clock } from '@stagecraft/service-shell';
 import { cosine } from '@stagecraft/index';
@@ -116,27 +107,28 @@ export class MemoryBook {
     return { memoryId, retained: events.length > 0 };
   }
 
+  /**
+   * The memories recall answers (docs/decisions/0058): the lexical ranking, the newest run outcomes
+   * whatever the words and, with an embedder, the semantic one, taken in turns. An embedder that fails
+   * leaves the other two.
+   */
   async recall(request: ScopedRecall): Promise<MemoryRecallReply> {
     const scope = await this.scope(request.scope);
-    const lexical = rankMemories(scope, request.query, { tier: request.tier, limit: request.limit });
+    const options = { tier: request.tier, limit: request.limit };
     const embedder = this.ports.embedder;
-    if (!embedder || !scope) return { memories: lexical };
     const candidates = liveMemories(scope, request.tier);
-    if (candidates.length === 0) return { memories: [] };
-    let semantic: string[];
+    if (!embedder || !scope || candidates.length === 0) return { memories: recallRanking(scope, request.query, options) };
     try {
-      semantic = await this.semanticRanking(
+      const semantic = await this.semanticRanking(
         embedder,
         request.query,
         candidates.map((m) => memoryOf(scope.scope, m)),
       );
+      return { memories: recallRanking(scope, request.query, { ...options, semantic: semantic.slice(0, Math.max(request.limit, 10)) }) };
     } catch (error) {
       this.ports.onEmbeddingError?.(error);
-      return { memories: lexical };
+      return { memories: recallRanking(scope, request.query, options) };
     }
-    const byId = new Map(candidates.map((m) => [m.memoryId, m]));
-    const fused = fuseRankings([lexical.map((m) => m.memoryId), semantic.slice(0, Math.max(request.limit, 10))], request.limit);
-    return { memories: fused.map(({ memoryId, score }) => ({ ...memoryOf(scope.scope, byId.get(memoryId)!), score })) };
   }
 
   private async semanticRanking(embedder: Embedder, query: string, memories: Memory[]): Promise<string[]> {

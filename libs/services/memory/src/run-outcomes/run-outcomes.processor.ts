@@ -5,6 +5,7 @@ import type { EventReader, Processor, RecordedEvent } from '@stagecraft/event-st
 import type { Started } from '@stagecraft/service-shell';
 import type { MemoryDeps } from '../dependencies';
 import type { MemoryBook } from '../memory-scope/memory-book';
+import { projectFacts } from './project-facts';
 
 export const RUN_OUTCOMES = 'memory-run-outcomes';
 const RUN_STREAM = streams.run('');
@@ -30,8 +31,10 @@ export const runOutcomeMemoryId = (runId: string): string => `run-outcome-${crea
 
 /**
  * The write policy for run outcomes (seed 002 §8.2): a run that completes with `DONE` leaves one concise
- * `run_outcome` memory in its project's scope, with its run and context id as source. `NEEDS_WORK`
- * and failed runs leave none. The book bounds the tier, retracting the oldest.
+ * `run_outcome` memory in its project's scope, with its run and context id as source, and a `project`
+ * memory for each build or test command it ran successfully that the scope does not hold yet
+ * (docs/decisions/0058). `NEEDS_WORK` and failed runs leave none. The book bounds the outcome tier,
+ * retracting the oldest.
  */
 export function runOutcomes(reader: EventReader, book: MemoryBook): Processor {
   return {
@@ -51,17 +54,28 @@ export function runOutcomes(reader: EventReader, book: MemoryBook): Processor {
       // The context of the last stage the run entered: where its answer was made.
       const lastStage = events.findLast((e) => e.type === 'StageEntered');
       const contextId = completed.metadata.contextId ?? (lastStage?.type === 'StageEntered' ? lastStage.data.contextId : undefined);
+      const scope = memoryScopeOf(projectRoot);
+      const link = {
+        correlationId: started.metadata.correlationId ?? completed.metadata.correlationId,
+        causationId: completed.id,
+        conversationId,
+      };
+      const source = { runId: started.data.runId, ...(contextId ? { contextId } : {}) };
       await book.retain(
         {
-          scope: memoryScopeOf(projectRoot),
+          scope,
           tier: 'run_outcome',
           content: runOutcomeContent(userInput, completed.data.answer),
           tags: ['run_outcome'],
           memoryId: runOutcomeMemoryId(started.data.runId),
-          source: { runId: started.data.runId, ...(contextId ? { contextId } : {}) },
+          source,
         },
-        { correlationId: started.metadata.correlationId ?? completed.metadata.correlationId, causationId: completed.id, conversationId },
+        link,
       );
+      // The build and test commands that passed in the run: the project tier, once per command line.
+      for (const fact of projectFacts(events)) {
+        await book.retain({ scope, tier: 'project', content: fact.content, tags: fact.tags, memoryId: fact.memoryId, source }, link);
+      }
     },
   };
 }

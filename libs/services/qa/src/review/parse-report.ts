@@ -65,3 +65,9 @@ function withConsistentVerdict(body: z.infer<typeof ReportBody>): QAReport {
   const serious = body.findings.some((f) => f.severity === 'major' || f.severity === 'critical');
   return serious ? { ...body, verdict: 'concerns' } : body;
 }
+
+/** The reviewer kept leaving out the reasoning it was asked for: the report says so, as a finding the user sees. */
+export const withReasoningFailure = (report: QAReport, problem: string): QAReport => ({
+  ...report,
+  findings: [...report.findings, { severity: 'info', message: `The reviewer gave no valid reasoning after a correction (${problem}).` }],
+});

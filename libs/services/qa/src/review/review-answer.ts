@@ -5,10 +5,10 @@ import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import type { Requester, RequestContext } from '@stagecraft/messaging';
 import { stageModelOf } from '@stagecraft/model-gateway';
 import type { ModelGateway } from '@stagecraft/model-gateway';
-import { stripReasoning } from '@stagecraft/reasoning';
+import { parseReasoning, stripReasoning } from '@stagecraft/reasoning';
 import type { NewId } from '@stagecraft/service-shell';
 import { toolSpecs } from '@stagecraft/tools';
-import { parseQaReport } from './parse-report';
+import { parseQaReport, withReasoningFailure } from './parse-report';
 import { reviewToolCall } from './review-tool-call';
 
 export interface ReviewPorts {
@@ -23,6 +23,15 @@ export const MAX_MODEL_CALLS = 4;
 
 const NO_TOOL_CALLS = 'No tool calls were made for this answer.';
 const LAST_CALL = 'That was the last tool call this review may make. Write the report now.';
+const REASONING_AGAIN = (problem: string) =>
+  `Your report came without the reasoning this review requires (${problem}). Reply again: the reasoning block in the micro format first, as the instructions above show, then the JSON report.`;
+
+/** With reasoning on, why the reviewer's final reply does not carry the micro block it was asked for; null when it does. */
+function reasoningProblem(content: string, reasoningEnabled: boolean): string | null {
+  if (!reasoningEnabled) return null;
+  const parsed = parseReasoning(content, 'micro');
+  return parsed.ok ? null : `micro reasoning ${parsed.problem}: ${parsed.detail}`;
+}
 
 // Reasoning never re-enters a model request, the answer's included.
 const answerMessage = (answer: string): ChatMessage => ({
@@ -61,6 +70,8 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
   const tools = toolSpecs(policy.tools);
   const messages: ChatMessage[] = [{ role: 'system', content: system }, answerMessage(request.answer)];
   const modelCalls: QAModelCall[] = [];
+  // Reasoning is enforced as in the run's stages: corrected once, then the report says it was missing.
+  let corrected = false;
 
   for (let call = 1; call <= MAX_MODEL_CALLS; call++) {
     const meta = {
@@ -86,7 +97,19 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
       usage: response.usage,
       finishReason: response.finishReason,
     });
-    if (response.toolCalls.length === 0) return { report: parseQaReport(response.content, reasoningEnabled), modelCalls };
+    if (response.toolCalls.length === 0) {
+      const problem = reasoningProblem(response.content, reasoningEnabled);
+      if (problem && !corrected && call < MAX_MODEL_CALLS) {
+        corrected = true;
+        messages.push(
+          { role: 'assistant', content: stripReasoning(response.content) },
+          { role: 'user', content: REASONING_AGAIN(problem) },
+        );
+        continue;
+      }
+      const report = parseQaReport(response.content, reasoningEnabled);
+      return { report: problem ? withReasoningFailure(report, problem) : report, modelCalls };
+    }
     if (call === MAX_MODEL_CALLS) break;
     await appendToolRound(ports, request, policy, response.content, response.toolCalls, messages, context);
     if (call === MAX_MODEL_CALLS - 1) messages.push({ role: 'user', content: LAST_CALL });

@@ -192,6 +192,30 @@ describe('qa.review', () => {
     expect(second.body.messages[2]).toMatchObject({ role: 'assistant', content: 'Let me check the README.' });
   });
 
+  it('with reasoning on, asks once for the missing reasoning, then records that it stayed missing', async () => {
+    script([{ content: JSON.stringify(report) }, { content: `${micro('DONE')}\n${JSON.stringify(report)}` }]);
+    const corrected = await review({ reasoningEnabled: true }).reply;
+    expect(corrected.report).toMatchObject({ ...report, reasoningOutcome: { delivery_state: 'DONE' } });
+    expect(corrected.modelCalls).toHaveLength(2);
+    const asked = server.requests[1].body.messages as { role: string; content: string }[];
+    expect(asked.at(-1)).toEqual({ role: 'user', content: expect.stringContaining('micro reasoning missing') });
+
+    script([{ content: JSON.stringify(report) }, { content: JSON.stringify(report) }]);
+    const still = await review({ reasoningEnabled: true }).reply;
+    expect(still.modelCalls).toHaveLength(2);
+    expect(still.report.findings).toEqual([
+      ...report.findings,
+      {
+        severity: 'info',
+        message: expect.stringMatching(/^The reviewer gave no valid reasoning after a correction \(micro reasoning missing/),
+      },
+    ]);
+    // With reasoning off nothing is asked for.
+    script([{ content: JSON.stringify(report) }]);
+    expect((await review().reply).report).toEqual(report);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('turns an unreadable report into a concerns report instead of an error', async () => {
     script([{ content: 'Looks fine to me.' }]);
     expect((await review().reply).report).toEqual({
