@@ -12,8 +12,12 @@ const messagesOf = (r: RecordedRequest): { role: string; content?: string | null
 
 /** Delegates the work to a specialist, which reads the README and hands back; then delivery and a passing review. */
 function delegatingAgent(r: RecordedRequest): ScriptedReply {
-  const system = String(messagesOf(r)[0]?.content ?? '');
-  const delegated = system.includes('<delegate-reasoning>');
+  // The whole prompt (the system message and the stage's part); while a specialist speaks it carries the instruction line.
+  const system = messagesOf(r)
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content ?? ''))
+    .join('\n\n');
+  const delegated = system.includes('Specialist active (');
   const returned = messagesOf(r).some((m) => String(m.content ?? '').includes('returned control'));
   switch (r.stage) {
     case 'warmup':
