@@ -323,7 +323,9 @@ workflowOptions(
 });
 workflow
   .command('resume')
-  .description('drive a workflow another process left (an answered approval, a crash) on to its end, and follow it (embedded unless --nats-url)')
+  .description(
+    'drive a workflow another process left (an answered approval, a crash) on to its end, and follow it (embedded unless --nats-url)',
+  )
   .argument('<workflowId>')
   .requiredOption('--root <dir>', 'the project the agents work in')
   .option('--json', 'print the final workflow view as JSON')

@@ -25,6 +25,12 @@ export const QAModelCall = z.object({
   latencyMs: z.number().min(0),
   usage: Usage.optional(),
   finishReason: z.string().nullable(),
+  /**
+   * Whether the reply was asked for as structured output (0059): `json_schema` sent and accepted,
+   * `refused` by the endpoint (asked again without it), `off` not sent (refused earlier). Absent in older
+   * logs and for a call that asked for none.
+   */
+  structured: z.enum(['json_schema', 'refused', 'off']).optional(),
 });
 export type QAModelCall = z.infer<typeof QAModelCall>;
 

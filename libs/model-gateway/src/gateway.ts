@@ -1,4 +1,5 @@
 import type { ChatMessage, ModelCallMeta, Stage, ToolCall, ToolSpec } from '@stagecraft/contracts';
+import type { StructuredOutcome, StructuredOutput } from './structured-output';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -21,6 +22,8 @@ export interface ModelResponse {
    * it reaches the caller through any gateway that wraps another.
    */
   askedModel?: string;
+  /** Only for a call that asked for `structuredOutput`: whether the reply was asked to match its schema (see StructuredOutcome). */
+  structured?: StructuredOutcome;
 }
 
 export interface CompleteOptions {
@@ -29,6 +32,11 @@ export interface CompleteOptions {
   signal?: AbortSignal;
   /** `none`: the tools are offered (so the request's prefix stays the run's) but the model is asked to call none. */
   toolChoice?: 'none';
+  /**
+   * Ask for a reply matching this schema (`response_format: json_schema`, strict) where the endpoint
+   * supports it. Where it refuses, the same request is sent once without it; the response says which.
+   */
+  structuredOutput?: StructuredOutput;
 }
 
 /** The one way Stagecraft talks to a model; failures are StagecraftErrors (UNAVAILABLE, TIMEOUT, CONFIGURATION, INTERNAL). */

@@ -1,6 +1,8 @@
 /** The model behind one port: an OpenAI-compatible client with streaming, retries, per-stage models, usage and prices. */
 export type { CompleteOptions, ModelGateway, ModelResponse, TokenUsage } from './gateway';
 export { stageModelOf } from './gateway';
+export { strictJsonSchema, refusesStructuredOutput } from './structured-output';
+export type { StructuredOutcome, StructuredOutput } from './structured-output';
 export { instrumentedGateway } from './instrumented';
 export { createOpenAiGateway, modelHeaders, STAGECRAFT_HEADERS } from './openai-gateway';
 export type { OpenAiGatewayOptions } from './openai-gateway';

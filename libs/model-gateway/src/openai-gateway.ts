@@ -8,6 +8,7 @@ import { DEFAULT_BASE_URL, GatewayConfig, modelForStage } from './config';
 import { modelError } from './errors';
 import type { CompleteOptions, ModelGateway, ModelResponse } from './gateway';
 import { toOpenAiMessage, toOpenAiTool } from './openai-params';
+import { StructuredOutcome, StructuredOutput, refusesStructuredOutput, responseFormatOf } from './structured-output';
 
 export interface OpenAiGatewayOptions {
   baseURL: string;
@@ -53,11 +54,13 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
     messages: ChatMessage[],
     tools: ToolSpec[],
     { onDelta, signal, toolChoice }: CompleteOptions,
+    structuredOutput: StructuredOutput | undefined,
   ): Promise<Completion> {
     const body = {
       model: modelFor(meta.stage),
       messages: messages.map(toOpenAiMessage),
       ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool), ...(toolChoice ? { tool_choice: toolChoice } : {}) } : {}),
+      ...(structuredOutput ? { response_format: responseFormatOf(structuredOutput) } : {}),
     };
     const requestOptions = { headers: modelHeaders(meta), signal };
     if (!stream) {
@@ -72,6 +75,35 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
       if (text) onDelta?.(text);
     }
     return accumulator.result();
+  }
+
+  // Endpoint, model and schema that were refused structured output: not asked again in this process.
+  const refusedStructured = new Set<string>();
+
+  /** The call, with structured output where asked and not known to be refused; refused, once more without it. */
+  async function requestStructured(
+    meta: ModelCallMeta,
+    messages: ChatMessage[],
+    tools: ToolSpec[],
+    callOptions: CompleteOptions,
+    fields: Record<string, unknown>,
+  ): Promise<{ completion: Completion; structured?: StructuredOutcome }> {
+    const asked = callOptions.structuredOutput;
+    if (asked === undefined) return { completion: await request(meta, messages, tools, callOptions, undefined) };
+    // Per schema too: a 400 for one schema strict mode cannot take must not turn the format off for the others.
+    const memo = `${options.baseURL} ${modelFor(meta.stage)} ${asked.name}`;
+    if (refusedStructured.has(memo)) return { completion: await request(meta, messages, tools, callOptions, undefined), structured: 'off' };
+    try {
+      return { completion: await request(meta, messages, tools, callOptions, asked), structured: 'json_schema' };
+    } catch (error) {
+      if (!refusesStructuredOutput(error)) throw error;
+      refusedStructured.add(memo);
+      logger.warn(
+        { ...fields, schema: asked.name, err: (error as Error).message },
+        'model endpoint refused structured output; asking again without it',
+      );
+      return { completion: await request(meta, messages, tools, callOptions, undefined), structured: 'refused' };
+    }
   }
 
   return {
@@ -93,12 +125,20 @@ export function createOpenAiGateway(options: OpenAiGatewayOptions): ModelGateway
       const started = performance.now();
       try {
         if (missingKey) throw new StagecraftError('UNAVAILABLE', `no OPENAI_API_KEY is set for ${options.baseURL}`);
-        const completion = await request(meta, messages, tools, callOptions);
+        const { completion, structured } = await requestStructured(meta, messages, tools, callOptions, fields);
         const latencyMs = performance.now() - started;
         const response: ModelResponse = { ...completion, model: completion.model ?? model, askedModel: model, latencyMs };
         if (response.usage === undefined) delete response.usage;
+        if (structured) response.structured = structured;
         logger.info(
-          { ...fields, latencyMs, finishReason: response.finishReason, usage: response.usage, toolCalls: response.toolCalls.length },
+          {
+            ...fields,
+            latencyMs,
+            finishReason: response.finishReason,
+            usage: response.usage,
+            toolCalls: response.toolCalls.length,
+            ...(structured && { structured }),
+          },
           'model response',
         );
         return response;

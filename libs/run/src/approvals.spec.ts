@@ -265,6 +265,13 @@ describe('an agent of a workflow: every prompt carries its brief', () => {
     });
   });
 
+  it('enters each stage under the context id its dispatch gave it (seed 001), not a scheme of the run’s own', () => {
+    const agent = given().after(startWith({ agent: brief }));
+    const stages = agent.events.flatMap((e) => (e.type === 'StageEntered' ? [e.data.contextId] : []));
+    expect(stages.length).toBeGreaterThan(0);
+    expect(stages.every((id) => id === brief.contextId)).toBe(true);
+  });
+
   it('assembles a recovery prompt with the brief too', () => {
     const need = runSpec(given().after(startWith({ agent: brief }, true)))
       .when(reply(''))

@@ -13,7 +13,7 @@ const AGENT = {
   agentType: 'discovery-agent',
   role: 'agent' as const,
   phase: 'discovery',
-  contextId: 'wf1/discovery-agent/1/2026-01-01T00:00:00.000Z',
+  contextId: 'wf1/discovery-agent/001/2026-01-01T00:00:00.000Z',
   attempt: 1,
   upstream: [],
 };

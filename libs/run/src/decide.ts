@@ -249,8 +249,10 @@ function enter(decision: RunDecision, { stage, iteration, limit }: Transition, a
   const policy = policyFor(s, stage, context);
   const agentType = activeAgent(s.delegations);
   const { sequence } = nextSequence(s.sequences, s.start.runId, agentType);
-  // A workflow's agent is known by the context id its dispatch gave it (seed 001), in its own events too.
-  const contextId = s.start.agent?.contextId ?? formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
+  // A workflow's agent is known by the context id its dispatch gave it (seed 001), in its own events too;
+  // a log of rules version 1 keeps the run's own scheme, so it is decided again as recorded (docs/decisions/0055).
+  const agentContextId = strictRules(s.start) ? s.start.agent?.contextId : undefined;
+  const contextId = agentContextId ?? formatContextId({ workflowRunId: s.start.runId, agentType, sequence, timestamp: at });
   // A stage entered again with the policy it had is recorded without repeating it (docs/decisions/0018).
   const samePolicy = s.current !== null && canonicalJson(s.current.policy) === canonicalJson(policy);
   decision.add('StageEntered', { stage, iteration, ...(samePolicy ? {} : { policy }), contextId });

@@ -5,6 +5,11 @@ export interface ScriptedReply {
   toolCalls?: ScriptedToolCall[];
   /** Defaults to `tool_calls` when there are tool calls, otherwise `stop`. */
   finishReason?: 'stop' | 'tool_calls' | 'length';
+  /**
+   * The reply as JSON: its text is the content when the request asked for a `response_format` and the
+   * server honours it (`structuredOutput: 'honour'`); otherwise `content` is sent, as to any request.
+   */
+  json?: unknown;
   /** Answer with this HTTP error instead (429 or 5xx exercise the client's retries). */
   status?: number;
   delayMs?: number;
@@ -41,5 +46,7 @@ export interface ScriptedModelServer {
   readonly requests: RecordedRequest[];
   /** Replaces the script; an array script starts again from its first reply. */
   setScript(script: Script): void;
+  /** What the endpoint does with a `response_format` from now on (see `startScriptedModelServer`); undefined: ignores it. */
+  setStructuredOutput(behaviour: 'honour' | 'refuse' | undefined): void;
   close(): Promise<void>;
 }

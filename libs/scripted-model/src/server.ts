@@ -15,10 +15,17 @@ export async function startScriptedModelServer(
     port?: number;
     /** The models this endpoint knows: a chat request for another is answered 404, as OpenAI does. Unset: any. */
     models?: readonly string[];
+    /**
+     * What the endpoint does with a request's `response_format`. Unset: ignores it (answers from the
+     * script as is). `honour`: answers a reply's `json` as the content. `refuse`: a 400 naming it, as an
+     * endpoint without structured output does, and the script's reply is kept for the next request.
+     */
+    structuredOutput?: 'honour' | 'refuse';
   } = {},
 ): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
   let nextReply = scriptCursor(options.script ?? []);
+  let structuredOutput = options.structuredOutput;
   const closing = new AbortController();
 
   const server = createServer((req, res) => {
@@ -26,7 +33,7 @@ export async function startScriptedModelServer(
       .then(async (raw) => {
         const request = record(requests, req, raw);
         if (request.body === INVALID_JSON) return sendError(res, 400, 'request body is not valid JSON', false);
-        await route(request, res, () => nextReply(request), closing.signal, options.models);
+        await route(request, res, () => nextReply(request), closing.signal, { models: options.models, structuredOutput });
       })
       .catch((error: unknown) => sendError(res, 500, error instanceof Error ? error.message : String(error), false));
   });
@@ -41,6 +48,9 @@ export async function startScriptedModelServer(
     requests,
     setScript(script) {
       nextReply = scriptCursor(script);
+    },
+    setStructuredOutput(behaviour) {
+      structuredOutput = behaviour;
     },
     close() {
       closing.abort();
@@ -87,14 +97,19 @@ async function route(
   res: ServerResponse,
   reply: () => Promise<ScriptedReply>,
   signal: AbortSignal,
-  models: readonly string[] | undefined,
+  { models, structuredOutput }: { models?: readonly string[]; structuredOutput?: 'honour' | 'refuse' },
 ): Promise<void> {
   const where = `${request.method} ${request.path}`;
   if (where === 'POST /chat/completions') {
     const asked: unknown = request.body?.model;
     if (models && !models.includes(String(asked)))
       return sendError(res, 404, `The model \`${String(asked)}\` does not exist or you do not have access to it.`, false);
-    return answerChat(request, res, await reply(), signal);
+    const format: unknown = request.body?.response_format;
+    if (format !== undefined && structuredOutput === 'refuse') {
+      const type = (format as { type?: unknown }).type;
+      return sendError(res, 400, `Invalid parameter: 'response_format' of type '${String(type)}' is not supported with this model.`, false);
+    }
+    return answerChat(request, res, await reply(), signal, format !== undefined && structuredOutput === 'honour');
   }
   if (where === 'POST /embeddings') return sendJson(res, 200, embeddingsJson(request.body ?? {}));
   if (where === 'GET /models') return sendJson(res, 200, modelList(models ?? ['scripted-model']));
@@ -106,7 +121,14 @@ const modelList = (ids: readonly string[]) => ({
   data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'stagecraft' })),
 });
 
-async function answerChat(request: RecordedRequest, res: ServerResponse, reply: ScriptedReply, signal: AbortSignal): Promise<void> {
+async function answerChat(
+  request: RecordedRequest,
+  res: ServerResponse,
+  scripted: ScriptedReply,
+  signal: AbortSignal,
+  structured: boolean,
+): Promise<void> {
+  const reply = structured && scripted.json !== undefined ? { ...scripted, content: JSON.stringify(scripted.json) } : scripted;
   if (reply.delayMs !== undefined && reply.delayMs > 0) {
     const slept = await sleep(reply.delayMs, true, { signal }).catch(() => false);
     if (!slept || res.destroyed) return;

@@ -48,7 +48,9 @@ export async function approve(id: string, flags: ApproveFlags, config: ShellConf
       const exit = await followWorkflow(system.requester, id, flags, Boolean(config.natsUrl), root ?? '<root>');
       // A workflow that stopped again waits for its next gate: report that one, as it is stored.
       const after = exit === EXIT.waiting ? await system.requester.request('workflow.get', { workflowId: id }) : null;
-      const pending = after?.pendingApproval ?? null;
+      // Or one of its agents' tool calls waits (`stagecraft approve <runId>`).
+      const pending =
+        after?.pendingApproval ?? after?.phases.flatMap((p) => p.agents).find((a) => a.pendingApproval)?.pendingApproval ?? null;
       const waiting = pending === null ? null : { approvalId: pending.approvalId, kind: pending.kind, summary: pending.summary };
       return {
         runId: id,

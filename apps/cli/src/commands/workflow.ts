@@ -218,7 +218,9 @@ export function formatWorkflowTree(view: WorkflowView): string {
       const bar = lastPhase ? '   ' : '│  ';
       const branch = a === phase.agents.length - 1 ? '└─' : '├─';
       const summary = agent.summary ? `: ${agent.summary}` : '';
-      const waits = agent.pendingApproval ? ` ⏸ waits for approval ${agent.pendingApproval.approvalId}: ${agent.pendingApproval.summary} (stagecraft approve ${agent.runId})` : '';
+      const waits = agent.pendingApproval
+        ? ` ⏸ waits for approval ${agent.pendingApproval.approvalId}: ${agent.pendingApproval.summary} (stagecraft approve ${agent.runId})`
+        : '';
       lines.push(
         `${bar}${branch} ${agent.agentId} [${agent.role}, ${agent.agentType}] attempt ${agent.attempt} ${agent.status} → run ${agent.runId}${summary}${waits}`,
       );

@@ -14,8 +14,7 @@ import { DistributedSystem, startDistributedSystem } from './distributed-system'
  */
 const MAX_APPROVALS = 6;
 const ticketFiles = (project: string) => readdirSync(project).filter((f) => /^WORKFLOW_.*\.md$/.test(f));
-const waitingAgents = (view: WorkflowView) =>
-  view.phases.flatMap((p) => p.agents).filter((a) => a.pendingApproval !== undefined);
+const waitingAgents = (view: WorkflowView) => view.phases.flatMap((p) => p.agents).filter((a) => a.pendingApproval !== undefined);
 
 describe('tool approvals inside a workflow, embedded', () => {
   let server: ScriptedModelServer;

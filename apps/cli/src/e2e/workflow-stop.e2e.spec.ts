@@ -59,5 +59,18 @@ describe.each(['embedded', 'distributed'] as const)('a workflow its collector st
     const view = JSON.parse(shown.stdout);
     expect([view.status, view.summary, view.failure]).toEqual(['stopped', null, null]);
     expect(view.halt).toEqual({ phase: 'discovery', agentId: 'discovery-collector', reason: REASON });
+    // Each agent's run enters its stages under the context id its dispatch gave it, not a scheme of its own.
+    const agents = (view.phases as { agents: { runId: string; contextId: string }[] }[]).flatMap((p) => p.agents);
+    expect(agents).toHaveLength(4);
+    for (const agent of agents) {
+      const events = await runCli(['runs', 'show', agent.runId, '--json', '--store', `sqlite:${join(dir, 'events.db')}`], env, 60_000);
+      const stages = events.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; data: { contextId?: string } })
+        .filter((e) => e.type === 'StageEntered');
+      expect(stages.length).toBeGreaterThan(0);
+      expect(new Set(stages.map((e) => e.data.contextId))).toEqual(new Set([agent.contextId]));
+    }
   }, 300_000);
 });

@@ -86,6 +86,12 @@ export const runEventSchemas = {
     usage: Usage.optional(),
     latencyMs: z.number().min(0),
     finishReason: z.string().nullable(),
+    /**
+     * A workflow agent's acting call asked for its document as structured output (0059): `json_schema`
+     * accepted (`content` is the reply rewritten into text: reasoning, answer, the document in a fence),
+     * `refused` then asked without it, `off` not asked (refused earlier). Absent otherwise and in older logs.
+     */
+    structured: z.enum(['json_schema', 'refused', 'off']).optional(),
   }),
   ReasoningRecorded: z.object({
     requestId: Id,

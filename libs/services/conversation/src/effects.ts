@@ -18,6 +18,7 @@ import {
 import { outcomeOf } from '@stagecraft/decider';
 import { RESTART_WINDOW_MS, requestRetrying } from '@stagecraft/messaging';
 import { toolCallBudgetMs, toolSpecs } from '@stagecraft/tools';
+import { documentFormat, documentReplyText } from './agent-document';
 import { assemblePrompt } from './assemble-prompt';
 import { DriverPorts } from './driver-ports';
 import { RunKnowledge } from './knowledge';
@@ -205,13 +206,21 @@ async function askModel(
   };
   try {
     const onDelta = publishModelStream(ports.bus, ports.prefix, meta);
-    const response = await ports.gateway.complete(meta, messages, tools, { onDelta, signal: cancelled, toolChoice: plan.toolChoice });
-    const { content, toolCalls, usage, latencyMs, finishReason, askedModel } = response;
+    const structuredOutput = documentFormat(start.agent, meta.stage, start.reasoningEnabled);
+    const response = await ports.gateway.complete(meta, messages, tools, {
+      onDelta,
+      signal: cancelled,
+      toolChoice: plan.toolChoice,
+      ...(structuredOutput && { structuredOutput }),
+    });
+    const { toolCalls, usage, latencyMs, finishReason, askedModel, structured } = response;
+    // Recorded as read: a replay decides from this text, whatever the wire carried.
+    const content = documentReplyText(response);
     return {
       type: 'ModelAnswered',
       // The gateway says which model it asked; the record's guess stands when it does not.
       request: request && askedModel ? { ...request, model: askedModel } : request,
-      response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason },
+      response: { requestId: plan.requestId, content, toolCalls, usage, latencyMs, finishReason, ...(structured && { structured }) },
       at: now(ports),
     };
   } catch (error) {

@@ -50,6 +50,8 @@ describe('a run, embedded', () => {
     const completed = stored.at(-1);
     expect(completed).toMatchObject({ type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'Wrote NOTES.md from the README.' } });
     expect(stored.find((e) => e.type === 'QAReportIssued')?.data).toMatchObject({ report: { verdict: 'pass' } });
+    // The reviewer asked for structured output; this scripted endpoint ignores it and the fenced report was read (0059).
+    expect(stored.find((e) => e.type === 'QAReportIssued')?.data).toMatchObject({ modelCalls: [{ structured: 'json_schema' }] });
     const { run } = await host.ports.requester.request('conversation.run.get', { runId });
     expect(run).toMatchObject({ status: 'completed', deliveryState: 'DONE' });
   });

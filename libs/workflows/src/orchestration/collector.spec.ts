@@ -68,7 +68,12 @@ describe('a collector’s decision', () => {
     g.finish('discovery-agent', report);
     const events = g.finish('discovery-collector', discoveryResult({ decisionType: 'STOP', rationale: 'the repository is empty' }));
     expect(types(events)).toEqual(['AgentReturned', 'PhaseConsolidated', 'WorkflowHalted']);
-    expect(events.at(-1)?.data).toEqual({ phase: 'discovery', round: 1, agentId: 'discovery-collector', reason: 'the repository is empty' });
+    expect(events.at(-1)?.data).toEqual({
+      phase: 'discovery',
+      round: 1,
+      agentId: 'discovery-collector',
+      reason: 'the repository is empty',
+    });
     const view = workflowView(g.s);
     expect([view.status, view.summary, view.failure]).toEqual(['stopped', null, null]);
     expect(view.halt).toEqual({ phase: 'discovery', agentId: 'discovery-collector', reason: 'the repository is empty' });
@@ -98,7 +103,10 @@ describe('a collector’s decision', () => {
       type: 'AgentFinished',
       runId: collector.runId,
       outcome: 'completed',
-      answer: discoveryResult({ decisionType: 'ADVANCE' }).replace('"mergeStrategy"', '"upstreamContextChain":["x/y/001/2026-01-01T00:00:00Z"],"mergeStrategy"'),
+      answer: discoveryResult({ decisionType: 'ADVANCE' }).replace(
+        '"mergeStrategy"',
+        '"upstreamContextChain":["x/y/001/2026-01-01T00:00:00Z"],"mergeStrategy"',
+      ),
     });
     const runs = Object.values(g.s.runs);
     const idOf = (agentId: string) => runs.find((r) => r.agentId === agentId)?.contextId;
@@ -108,6 +116,9 @@ describe('a collector’s decision', () => {
     g.finish('planning-agent', planningResult(['T1']));
     g.finish('planning-collector', planningCollector({ decisionType: 'ADVANCE' }, ['T1']));
     const planning = Object.values(g.s.runs).find((r) => r.agentType === 'planning-collector');
-    expect((planning?.result as ConsolidationTemplate).upstreamContextChain.slice(0, 2)).toEqual([g.s.start.rootContextId, collector.contextId]);
+    expect((planning?.result as ConsolidationTemplate).upstreamContextChain.slice(0, 2)).toEqual([
+      g.s.start.rootContextId,
+      collector.contextId,
+    ]);
   });
 });

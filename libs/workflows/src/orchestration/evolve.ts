@@ -177,7 +177,11 @@ export function evolveStarted(state: StartedWorkflow, event: WorkflowPendingEven
     case 'WorkflowCompleted':
       return { ...progressOf(s), status: 'completed', summary: event.data.summary };
     case 'WorkflowHalted':
-      return { ...progressOf(s), status: 'stopped', halt: { phase: event.data.phase, agentId: event.data.agentId, reason: event.data.reason } };
+      return {
+        ...progressOf(s),
+        status: 'stopped',
+        halt: { phase: event.data.phase, agentId: event.data.agentId, reason: event.data.reason },
+      };
     case 'WorkflowFailed':
       return {
         ...progressOf(s),

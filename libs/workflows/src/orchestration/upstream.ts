@@ -68,7 +68,9 @@ export function upstreamFor(
       return [goal(s)];
     case 'discovery-agent': {
       const delegation = orchestratorDelegation(s, entry);
-      return delegation ? [{ kind: 'delegation', template: delegation, ...(assignmentIndex === undefined ? {} : { assignmentIndex }) }] : [];
+      return delegation
+        ? [{ kind: 'delegation', template: delegation, ...(assignmentIndex === undefined ? {} : { assignmentIndex }) }]
+        : [];
     }
     case 'discovery-collector':
       return workResults(s, entry);

@@ -15,7 +15,10 @@ export interface WorkflowCatalog {
   skipped(): readonly SkippedWorkflow[];
 }
 
-export function createWorkflowCatalog(definitions: readonly WorkflowDefinition[], skipped: readonly SkippedWorkflow[] = []): WorkflowCatalog {
+export function createWorkflowCatalog(
+  definitions: readonly WorkflowDefinition[],
+  skipped: readonly SkippedWorkflow[] = [],
+): WorkflowCatalog {
   const byId = new Map<string, WorkflowDefinition>();
   for (const definition of definitions) {
     if (byId.has(definition.id)) {

@@ -74,7 +74,10 @@ describe('loadWorkflowDirectory', () => {
       { id: 'broken', file: join(dir, 'broken.json'), problem: expect.stringContaining('version: a semantic version') },
     ]);
     expect(() => catalog.get('broken')).toThrow(
-      expect.objectContaining({ code: 'VALIDATION', issues: [expect.objectContaining({ message: expect.stringContaining(join(dir, 'broken.json')) })] }),
+      expect.objectContaining({
+        code: 'VALIDATION',
+        issues: [expect.objectContaining({ message: expect.stringContaining(join(dir, 'broken.json')) })],
+      }),
     );
     expect(() => catalog.get('absent')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
   });

@@ -10,6 +10,7 @@ import type { NewId } from '@stagecraft/service-shell';
 import { toolSpecs } from '@stagecraft/tools';
 import { parseQaReport, withReasoningFailure } from './parse-report';
 import { reviewToolCall } from './review-tool-call';
+import { reportFormat, reportText } from './structured-report';
 
 export interface ReviewPorts {
   requester: Requester;
@@ -72,6 +73,8 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
   const modelCalls: QAModelCall[] = [];
   // Reasoning is enforced as in the run's stages: corrected once, then the report says it was missing.
   let corrected = false;
+  // Asked on every call: any of them may be the final report (0059).
+  const structuredOutput = reportFormat(reasoningEnabled);
 
   for (let call = 1; call <= MAX_MODEL_CALLS; call++) {
     const meta = {
@@ -84,7 +87,7 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
     };
     let response;
     try {
-      response = await gateway.complete(meta, messages, tools);
+      response = await gateway.complete(meta, messages, tools, { structuredOutput });
     } catch (error) {
       const { code, message } = error as { code?: string; message?: string };
       logger.warn({ runId: request.runId, code, err: message }, 'qa review model call failed');
@@ -96,18 +99,18 @@ export async function reviewAnswer(ports: ReviewPorts, request: QaReviewRequest,
       latencyMs: response.latencyMs,
       usage: response.usage,
       finishReason: response.finishReason,
+      ...(response.structured && { structured: response.structured }),
     });
     if (response.toolCalls.length === 0) {
-      const problem = reasoningProblem(response.content, reasoningEnabled);
+      const { text, read } = reportText(response, reasoningEnabled);
+      logger.info({ runId: request.runId, call, structured: response.structured ?? 'off', read }, 'qa report reply read');
+      const problem = reasoningProblem(text, reasoningEnabled);
       if (problem && !corrected && call < MAX_MODEL_CALLS) {
         corrected = true;
-        messages.push(
-          { role: 'assistant', content: stripReasoning(response.content) },
-          { role: 'user', content: REASONING_AGAIN(problem) },
-        );
+        messages.push({ role: 'assistant', content: stripReasoning(text) }, { role: 'user', content: REASONING_AGAIN(problem) });
         continue;
       }
-      const report = parseQaReport(response.content, reasoningEnabled);
+      const report = parseQaReport(text, reasoningEnabled);
       return { report: problem ? withReasoningFailure(report, problem) : report, modelCalls };
     }
     if (call === MAX_MODEL_CALLS) break;
