@@ -60,6 +60,18 @@ export interface NatsServerOptions {
  * directory. Fails loudly, naming the fix, when the binary is missing.
  */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
+  // A free port found here may be taken by a parallel suite before the server binds it (or its monitoring
+  // port): another port is tried then, a few times, instead of failing the suite.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !/address already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce(options: NatsServerOptions): Promise<NatsServerHandle> {
   const binary = options.binary ?? process.env['NATS_SERVER_BIN'] ?? 'nats-server';
   // A given port starts the server again where its clients expect it (a restart under load).
   const port = options.port ?? (await freePort());
@@ -75,7 +87,13 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     child.once('error', (error) => reject(new Error(`cannot start ${binary} (install it: apt-get install nats-server): ${error.message}`)));
   });
   await spawned;
-  await waitForReady(child, 10_000);
+  try {
+    await waitForReady(child, 10_000);
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(storeDir, { recursive: true, force: true });
+    throw error;
+  }
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-256 * 1024)));
   return {
