@@ -36,7 +36,7 @@ export function requestTokens(messages: readonly ChatMessage[], tools: readonly 
 }
 
 /**
- * Issue 24: no request goes beyond the run's window. Checked by the shell once the request is assembled,
+ * No request goes beyond the run's window (docs/decisions/0050). Checked by the shell once the request is assembled,
  * like `requestViolations`: a non-empty list ends the run with that cause instead of sending it.
  * A run that recorded no window is never refused here.
  */

@@ -10,7 +10,7 @@ import { ScriptedDeployment, distributedDeployment } from './scripted-deployment
 import { runToEnd, startEmbeddedSystem } from './embedded-system';
 
 /**
- * Issue 24: with a window of 32,000 tokens (an option embedded, `STAGECRAFT_CONTEXT_WINDOW` distributed), a
+ * Decision 0050: with a window of 32,000 tokens (an option embedded, `STAGECRAFT_CONTEXT_WINDOW` distributed), a
  * run that reads three 300 KB files never sends a request over it. Either its tool outputs are cut to fit (and it finishes) or it ends with the window as its cause; it
  * never sends what does not fit. What the scripted model received is measured the way requests are
  * recorded (about four characters a token), over the wire format, which only adds characters.

@@ -10,9 +10,9 @@ import { QA_PASS_REPORT, macroReasoning, microReasoning } from '@stagecraft/test
 import { EmbeddedSystem, runToEnd, startEmbeddedSystem } from './embedded-system';
 
 /**
- * Issue 24 (items 3 and 5): with a window of 32,000 tokens, one round reading three 300 KB files and a
+ * Decisions 0049 and 0050: with a window of 32,000 tokens, one round reading three 300 KB files and a
  * long command output is shown to the model within a quarter of the window, as heads, tails and handles;
- * the model reads a range through each handle; the log keeps every output whole, once.
+ * the model reads a range through each handle; the log keeps every output whole (the tool-result message refers to it).
  */
 const WINDOW = 32_000;
 const FILES = ['big1.txt', 'big2.txt', 'big3.txt'];

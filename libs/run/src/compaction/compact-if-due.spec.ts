@@ -140,7 +140,7 @@ describe('replaying a compacted run', () => {
   });
 });
 
-describe('compacting to the run’s context window (issue 24)', () => {
+describe('compacting to the run’s context window (docs/decisions/0050)', () => {
   const WINDOW = 8_192;
   const budget = conversationBudget({ contextWindow: WINDOW });
   const { contextWindow: _none, ...WITHOUT_WINDOW } = LIMITS;
