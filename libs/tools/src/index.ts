@@ -11,7 +11,7 @@ export { readHeld, removeInsideRoot, withHandle, writeInsideRoot } from './sandb
 export { copyTreeFromRoot } from './sandbox/copy-tree';
 export { checkProjectRoot } from './sandbox/project-root';
 export { ReadFileArgs } from './read-file';
-export { ReadToolOutputArgs } from './read-tool-output';
+export { ReadToolOutputArgs, TOOL_CALL_ID } from './read-tool-output';
 export { ListDirArgs } from './list-dir';
 export { SearchCodeArgs } from './search-code';
 export { WriteFileArgs } from './write-file';

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { ToolContext } from './context';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
 
+/** What a tool call id looks like: `read_tool_output` reads no stream another shape could name. */
+export const TOOL_CALL_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
 export const ReadToolOutputArgs = z
   .strictObject({
-    callId: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,200}$/)
-      .describe('the call id a shortened tool result names'),
+    callId: z.string().regex(TOOL_CALL_ID).describe('the call id a shortened tool result names'),
     startLine: z.number().int().min(1).optional().describe('first line of the output to return, 1-based'),
     endLine: z.number().int().min(1).optional().describe('last line to return, inclusive'),
   })

@@ -1,5 +1,6 @@
 import { StagecraftError, ToolExecuteRequest, streams, toolCallEvents } from '@stagecraft/contracts';
 import { EventReader, readEvents } from '@stagecraft/event-store';
+import { TOOL_CALL_ID } from '@stagecraft/tools';
 
 /** The output the tool service recorded for `callId`, when that call is one of `runId`'s and has finished; null otherwise. */
 export async function outputOfRunCall(reader: EventReader, runId: string, callId: string): Promise<string | null> {
@@ -17,7 +18,7 @@ export async function refuseOtherRunsOutput(reader: EventReader, request: ToolEx
   if (request.tool !== 'read_tool_output') return;
   const { callId } = request.arguments;
   // Arguments that are not even a call id are the tool's own schema failure.
-  if (typeof callId !== 'string' || !/^[A-Za-z0-9_.:-]{1,200}$/.test(callId)) return;
+  if (typeof callId !== 'string' || !TOOL_CALL_ID.test(callId)) return;
   if ((await outputOfRunCall(reader, request.runId, callId)) !== null) return;
   throw new StagecraftError('VALIDATION', `read_tool_output: run ${request.runId} has no finished tool call ${callId}`, [
     { path: ['arguments', 'callId'], message: 'not a finished tool call of this run' },
