@@ -41,6 +41,23 @@ export const ToolExecuteRequest = z.object({
 });
 export type ToolExecuteRequest = z.infer<typeof ToolExecuteRequest>;
 
+/** The most of one file's unified diff a change keeps; a larger diff is cut at a line and says so (`diffTruncated`). */
+export const FILE_CHANGE_DIFF_MAX_CHARS = 64_000;
+
+/**
+ * What a write did to one file, as a reader shows it: the path relative to the project root, how, the lines
+ * added and removed, and the unified diff (`--- a/path` / `+++ b/path`, three lines of context).
+ */
+export const FileChange = z.object({
+  path: z.string().min(1),
+  kind: z.enum(['created', 'modified', 'deleted']),
+  added: z.number().int().min(0),
+  removed: z.number().int().min(0),
+  diff: z.string().max(FILE_CHANGE_DIFF_MAX_CHARS + 200),
+  diffTruncated: z.boolean().optional(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
 export const ToolResult = z.object({
   callId: ToolCallId,
   tool: ToolName,
@@ -52,6 +69,8 @@ export const ToolResult = z.object({
   replayed: z.boolean(),
   /** The call was cut off (its service stopped, or its run was cancelled): its effect is unknown, and it is not run again. */
   interrupted: z.boolean().optional(),
+  /** The files a successful write changed, in the order written (absent for reads and commands). */
+  changes: z.array(FileChange).optional(),
 });
 export type ToolResult = z.infer<typeof ToolResult>;
 export const ToolExecuteReply = ToolResult;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Id, Stage, ToolName } from '../common';
 import { Instruction } from '../instructions';
 import { RunDigest } from '../history';
+import { FileChange } from '../tools';
 
 /** Schemas that more than one stream family uses. */
 export const Sha256 = z.string().regex(/^[a-f0-9]{64}$/);
@@ -41,4 +42,6 @@ export const ToolCallOutcome = z.object({
   output: z.string(),
   truncated: z.boolean(),
   durationMs: z.number().min(0),
+  /** The files a successful write changed (absent for reads, commands, and calls recorded before it). */
+  changes: z.array(FileChange).optional(),
 });

@@ -21,6 +21,7 @@ import { StagePolicy } from '../policy';
 import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { AgentRole } from '../workflow-runs';
+import { FileChange } from '../tools';
 
 /**
  * The public run feed, version 1 (docs/decisions/0046): what `run.<runId>.events` and its JetStream
@@ -112,6 +113,8 @@ export const feedV1DataSchemas = {
     truncated: z.boolean(),
     durationMs: z.number().min(0),
     interrupted: z.boolean().optional(),
+    /** The files a successful write changed, each with its unified diff. */
+    changes: z.array(FileChange).optional(),
   }),
   ToolCallRejected: z.object({ callId: Id, tool: z.string(), stage: Stage, code: ErrorCode, reason: z.string() }),
   MessageAppended: z.object({
