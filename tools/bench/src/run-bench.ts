@@ -102,7 +102,7 @@ function inProcessModel(waitMs = 0, script: Script = agentReply): ModelGateway {
 }
 
 /** The scripted model behind HTTP in its own process (`scripted-model-process.ts`). */
-async function startModelProcess(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startModelProcess(): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [join(__dirname, 'scripted-model-process.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -122,7 +122,7 @@ async function startModelProcess(): Promise<{ url: string; stop(): Promise<void>
   };
 }
 
-interface Deployment {
+export interface Deployment {
   name: string;
   bus: MessageBus;
   requester: Requester;
@@ -192,7 +192,7 @@ function countInProcess(bus: MessageBus, prefix: string): RequestCounter | null 
 const countRequests = (d: Deployment): RequestCounter | null =>
   d.bus.kind === 'nats' ? countOverNats(d.bus, d.prefix) : countInProcess(d.bus, d.prefix);
 
-interface Sample {
+export interface Sample {
   runId: string;
   conversationId: string;
   wallMs: number;
@@ -219,7 +219,7 @@ function accountedFor(events: RecordedEvent[]): Pick<Sample, 'modelMs' | 'toolMs
   return { modelMs, toolMs, stages };
 }
 
-async function runOnce(d: Deployment, project: string): Promise<Sample> {
+export async function runOnce(d: Deployment, project: string): Promise<Sample> {
   const runId = `bench-${randomUUID().slice(0, 8)}`;
   const message = 'Write notes about this project';
   const { end, conversationId, wallMs } = await runToEnd(d, {
@@ -327,7 +327,7 @@ async function measure(d: Deployment, project: string, options: Required<RunBenc
   };
 }
 
-async function embedded(
+export async function embedded(
   dir: string,
   gateway: ModelGateway,
   name: string,
@@ -366,7 +366,7 @@ async function natsSixProcesses(dir: string, nats: NatsServerHandle, modelUrl: s
 }
 
 /** One OS process per service, the conversation service as `conversationReplicas` processes, one sqlite file. */
-async function natsProcesses(
+export async function natsProcesses(
   dir: string,
   nats: NatsServerHandle,
   modelUrl: string,
@@ -451,7 +451,7 @@ function distributedRatio(print: (line: string) => void, results: DeploymentResu
   );
 }
 
-const PARALLEL_RUNS = 50;
+export const PARALLEL_RUNS = 50;
 const PARALLEL = `${PARALLEL_RUNS} runs in parallel`;
 
 export interface ParallelResult {
@@ -485,7 +485,7 @@ function peakRssOf(pid: number | undefined): number | null {
  * Embedded, the bench's own process hosts the services: its resident set is sampled during the batch.
  * Over NATS, each service process's kernel high-water mark is read after the batch.
  */
-async function measureParallel(d: Deployment, project: string, processes: ServiceProcess[] = []): Promise<ParallelResult> {
+export async function measureParallel(d: Deployment, project: string, processes: ServiceProcess[] = []): Promise<ParallelResult> {
   for (let i = 0; i < 5; i++) await runOnce(d, project);
   let peak = process.memoryUsage.rss();
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
@@ -517,7 +517,7 @@ async function measureParallel(d: Deployment, project: string, processes: Servic
   };
 }
 
-function reportParallel(print: (line: string) => void, r: ParallelResult): void {
+export function reportParallel(print: (line: string) => void, r: ParallelResult): void {
   const rss = r.peakRssMiB.map((p) => `${p.process} ${p.mib.toFixed(0)}`).join(', ');
   const total = r.peakRssMiB.reduce((n, p) => n + p.mib, 0);
   print(`${r.deployment}: ${r.runs} runs (${r.failed} failed) in ${ms(r.wallMs, 0)}: ${r.runsPerSecond.toFixed(1)} runs/s`);
