@@ -7,7 +7,9 @@ export type { Attributes, Context, Span };
  * `@opentelemetry/api` is loaded on first use with tracing on: a process that does not trace never
  * pays for it (about 20 ms of start-up).
  */
-const api = (): typeof import('@opentelemetry/api') => require('@opentelemetry/api');
+let loaded: typeof import('@opentelemetry/api') | undefined;
+/** Held once loaded: `require` resolves its name again on every call, which cost more than the spans themselves. */
+const api = (): typeof import('@opentelemetry/api') => (loaded ??= require('@opentelemetry/api') as typeof import('@opentelemetry/api'));
 
 /** The span kinds this project uses, with the values of `@opentelemetry/api`'s `SpanKind`. */
 export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const;
