@@ -1,4 +1,5 @@
 import { ChatMessage, ToolSpec, canonicalJson } from '@stagecraft/contracts';
+import fc from 'fast-check';
 import { answerReserve, conversationBudget, requestOverWindow, requestTokens, windowReserve } from './window';
 
 const tool: ToolSpec = { name: 'read_file', description: 'Reads a file.', parameters: { type: 'object', properties: {} } };
@@ -9,6 +10,18 @@ describe('the run’s context window', () => {
     const call: ChatMessage = { role: 'assistant', content: 'ok', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] };
     const chars = 400 + 2 + canonicalJson(call.toolCalls).length + canonicalJson([tool]).length;
     expect(requestTokens([text(400), call], [tool])).toBe(Math.ceil(chars / 4));
+  });
+
+  it('estimates exactly what the canonical JSON of the tool definitions and calls gave, whatever their key order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.string(), (values, content) => {
+        const tools = values.map((parameters, i) => ({ name: `tool_${i}`, description: content, parameters })) as unknown as ToolSpec[];
+        const toolCalls = values.map((v, i) => ({ id: `c${i}`, name: 'read_file', arguments: JSON.stringify(v) ?? 'null' }));
+        const message = { role: 'assistant', content, toolCalls } as unknown as ChatMessage;
+        const chars = content.length + canonicalJson(toolCalls).length + canonicalJson(tools).length;
+        expect(requestTokens([message], tools)).toBe(Math.ceil(chars / 4));
+      }),
+    );
   });
 
   it('leaves the conversation the window less a reserve for the fixed parts and the answer; no recorded window, no bound', () => {

@@ -1,4 +1,4 @@
-import { ChatMessage, ToolSpec, canonicalJson } from '@stagecraft/contracts';
+import { ChatMessage, ToolSpec } from '@stagecraft/contracts';
 
 /** The bounds as `RunStarted.limits` recorded them: a log from before the window has none. */
 type RecordedLimits = { contextWindow?: number } | undefined;
@@ -28,12 +28,15 @@ export function conversationBudget(limits: RecordedLimits): number {
 
 /** The estimate every request records (`ModelRequested.tokenEstimate`): about four characters a token, tool definitions included. */
 export function requestTokens(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): number {
-  const chars = messages.reduce(
-    (sum, m) => sum + m.content.length + (m.toolCalls ? canonicalJson(m.toolCalls).length : 0),
-    canonicalJson(tools).length,
-  );
+  const chars = messages.reduce((sum, m) => sum + m.content.length + (m.toolCalls ? jsonLength(m.toolCalls) : 0), jsonLength(tools));
   return Math.ceil(chars / 4);
 }
+
+/**
+ * The length of a value's canonical JSON, which recorded estimates were taken of: key order does not
+ * change a length, so plain `JSON.stringify` gives it at a fraction of the cost.
+ */
+const jsonLength = (value: unknown): number => JSON.stringify(value).length;
 
 /**
  * No request goes beyond the run's window (docs/decisions/0050). Checked by the shell once the request is assembled,
