@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { canonicalJson, streams } from '@stagecraft/contracts';
 import { activeRunsProjection } from '@stagecraft/conversation-service';
-import { EventStore, Position, Projection, RecordedEvent, createSqliteEventStore, rebuildProjection } from '@stagecraft/event-store';
+import { EventStore, Position, Projection, RecordedEvent, createSqliteEventStore, rebuildProjection, rebuildProjections } from '@stagecraft/event-store';
 import { HistoryView, READ_MODELS, historyModel } from '@stagecraft/read-models';
 import { GeneratedLog, recordConversation } from './replay-log';
 import { percentile } from './stats';
@@ -60,21 +60,6 @@ function sqlRowsPass(db: DatabaseSync, types?: readonly string[]): number {
     if (rows.length > 0) after = rows[rows.length - 1][0];
     if (rows.length < PAGE) return read;
   }
-}
-
-/** Every model folded in one read of the log: the union of their types, each event handed to the models that handle it. */
-function together(models: Projection<unknown>[]): Projection<unknown[]> {
-  return {
-    name: 'together',
-    handles: [...new Set(models.flatMap((m) => m.handles))],
-    initialState: () => models.map((m) => m.initialState()),
-    evolve: (states, event: RecordedEvent) => {
-      models.forEach((m, i) => {
-        if (m.handles.includes(event.type)) states[i] = m.evolve(states[i], event);
-      });
-      return states;
-    },
-  };
 }
 
 export interface Rebuild {
@@ -136,10 +121,10 @@ export interface ReplayBenchResult {
   rowsMs: number;
   baselineMs: number;
   models: Rebuild[];
-  /** One model after another, as `stagecraft replay` runs them. */
+  /** Every model in one read of the log, as `stagecraft replay` rebuilds them. */
   allMs: number;
-  /** All in one read of the log (not what the command does; for comparison). */
-  onePassMs: number;
+  /** One after another, a read of the log each (what the command did before; for comparison). */
+  sequentialMs: number;
   history: HistorySize | null;
   missedTargets: string[];
 }
@@ -170,15 +155,15 @@ export async function runReplayBench(print: (line: string) => void, target = 100
       const baselineMs = await medianMs(() => readAllPass(store));
       const rebuilds: Rebuild[] = [];
       for (const model of models) rebuilds.push(await measureModel(store, db, model));
-      const allMs = await medianMs(async () => {
+      const allMs = await medianMs(() => rebuildProjections(store, models));
+      const sequentialMs = await medianMs(async () => {
         for (const model of models) await rebuildProjection(store, model);
       });
-      const onePassMs = await medianMs(() => rebuildProjection(store, together(models)));
       const rate = (ms: number) => Math.round(log.events / (ms / 1000));
       const missedTargets = [...rebuilds.map((r) => [r.name, r.ms] as const), ['all read models', allMs] as const]
         .filter(([, ms]) => rate(ms) < replayBenchTarget.eventsPerSecond)
         .map(([name, ms]) => `${name}: ${rate(ms).toLocaleString('en-US')} events/s`);
-      result = { log, rowsMs, baselineMs, models: rebuilds, allMs, onePassMs, missedTargets };
+      result = { log, rowsMs, baselineMs, models: rebuilds, allMs, sequentialMs, missedTargets };
       printRates(print, result);
     } finally {
       db.close();
@@ -235,7 +220,7 @@ function printRates(print: (line: string) => void, r: Omit<ReplayBenchResult, 'h
       m.folded.toLocaleString('en-US'),
     ]);
   row([
-    'all read models, one after another',
+    'all read models in one read (replay)',
     cell(r.allMs),
     rate(r.allMs).toLocaleString('en-US'),
     (r.baselineMs / r.allMs).toFixed(2),
@@ -245,10 +230,10 @@ function printRates(print: (line: string) => void, r: Omit<ReplayBenchResult, 'h
     '',
   ]);
   row([
-    'all in one read of the log (comparison)',
-    cell(r.onePassMs),
-    rate(r.onePassMs).toLocaleString('en-US'),
-    (r.baselineMs / r.onePassMs).toFixed(2),
+    'one after another (comparison)',
+    cell(r.sequentialMs),
+    rate(r.sequentialMs).toLocaleString('en-US'),
+    (r.baselineMs / r.sequentialMs).toFixed(2),
     '',
     '',
     '',
