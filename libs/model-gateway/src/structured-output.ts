@@ -54,9 +54,25 @@ function hasOpenMap(node: unknown): boolean {
 
 /** Strict where the schema allows it; a schema with an open map is sent non-strict (the endpoint's best effort). */
 export function responseFormatOf(structured: StructuredOutput): ResponseFormatJSONSchema {
+  let formats = formatsBySchema.get(structured.schema);
+  if (!formats) formatsBySchema.set(structured.schema, (formats = new Map()));
+  const known = formats.get(structured.name);
+  if (known) return known;
   const schema = strictJsonSchema(structured.schema);
-  return { type: 'json_schema', json_schema: { name: structured.name, schema, strict: !hasOpenMap(schema) } };
+  const format: ResponseFormatJSONSchema = {
+    type: 'json_schema',
+    json_schema: { name: structured.name, schema, strict: !hasOpenMap(schema) },
+  };
+  formats.set(structured.name, format);
+  return format;
 }
+
+/**
+ * Each schema's format, built once: converting a zod schema to JSON Schema cost about as much as the rest
+ * of the reviewer's request. Schemas are module constants, so the map stays small; the formats are shared and
+ * never changed (the client serialises them).
+ */
+const formatsBySchema = new WeakMap<z.ZodType, Map<string, ResponseFormatJSONSchema>>();
 
 const NAMES_STRUCTURED_OUTPUT = /response_format|json_schema|structured output|json mode/i;
 
