@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { NatsServerHandle, startNatsServer } from '@stagecraft/testing';
 import { scriptedGateway } from './embedded-services';
-import { LANGGRAPH_CHECKPOINTS, LangGraphLoop, langGraphLoop } from './langgraph-loop';
+import { LANGGRAPH_CHECKPOINTS } from './langgraph-loop';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import {
   Deployment,
   PARALLEL_RUNS,
@@ -23,7 +24,8 @@ import { ms, percentile } from './stats';
  * scripted model over HTTP) against the same loop as a LangGraph.js graph with SqliteSaver (durability
  * `sync`), in one session, in alternating blocks so that the machine's drift falls on both alike. Per
  * stage: a run's wall time minus its model calls (the openai client included, for both) and its tools'
- * own work, over its model-calling stages. Then 50 runs at once for each, and over NATS replicas.
+ * own work, over its model-calling stages. Then 50 runs at once for each, and over NATS replicas. Each
+ * system runs in a process of its own (the anchor in `langgraph-process.ts`).
  */
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const MESSAGE = 'Write notes about this project';
@@ -49,9 +51,43 @@ async function stagecraftBlock(d: Deployment, project: string, runs: number, row
   }
 }
 
-async function langGraphBlock(loop: LangGraphLoop, runs: number, row: Row): Promise<void> {
-  for (let i = 0; i < runs; i++) {
-    const r = await loop.run(MESSAGE);
+/** The anchor's process (`langgraph-process.ts`): one command, one JSON line back. */
+interface LangGraphProcess {
+  ask<T>(command: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+function startLangGraph(baseURL: string, project: string, checkpoints: string): LangGraphProcess {
+  const child = spawn(process.execPath, [join(__dirname, 'langgraph-process.js'), baseURL, project, checkpoints], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    async ask<T>(command: string) {
+      child.stdin.write(`${command}\n`);
+      const next = await lines.next();
+      if (next.done) throw new Error(`the LangGraph process ended before answering '${command}'`);
+      return JSON.parse(next.value) as T;
+    },
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+interface LoopSample {
+  wallMs: number;
+  modelMs: number;
+  toolMs: number;
+  stages: number;
+  ok: boolean;
+}
+
+async function langGraphBlock(langGraph: LangGraphProcess, runs: number, row: Row): Promise<void> {
+  const { samples } = await langGraph.ask<{ samples: LoopSample[] }>(`block ${runs}`);
+  for (const r of samples) {
     if (!r.ok) row.failed += 1;
     else {
       row.overhead.push((r.wallMs - r.modelMs - r.toolMs) / r.stages);
@@ -68,12 +104,12 @@ function reportRow(name: string, row: Row): void {
   );
 }
 
-async function langGraphParallel(loop: LangGraphLoop): Promise<{ runsPerSecond: number; failed: number; wallMs: number }> {
-  for (let i = 0; i < 5; i++) await loop.run(MESSAGE);
-  const started = performance.now();
-  const results = await Promise.all(Array.from({ length: PARALLEL_RUNS }, () => loop.run(MESSAGE)));
-  const wallMs = performance.now() - started;
-  return { runsPerSecond: (PARALLEL_RUNS * 1000) / wallMs, failed: results.filter((r) => !r.ok).length, wallMs };
+async function langGraphParallel(
+  langGraph: LangGraphProcess,
+): Promise<{ runsPerSecond: number; failed: number; wallMs: number; peakRssMiB: number }> {
+  await langGraph.ask('block 5');
+  const r = await langGraph.ask<{ wallMs: number; failed: number; peakRssMiB: number }>(`parallel ${PARALLEL_RUNS}`);
+  return { ...r, runsPerSecond: (PARALLEL_RUNS * 1000) / r.wallMs };
 }
 
 async function main(): Promise<void> {
@@ -93,7 +129,7 @@ async function main(): Promise<void> {
   let nats: NatsServerHandle | undefined;
   try {
     const stagecraft = await embedded(dir, scriptedGateway(server.url), 'embedded (inproc, sqlite), scripted model over HTTP');
-    const loop = langGraphLoop({ baseURL: server.url, project, checkpoints: LANGGRAPH_CHECKPOINTS(dir) });
+    const loop = startLangGraph(server.url, project, LANGGRAPH_CHECKPOINTS(dir));
     const ours = emptyRow();
     const theirs = emptyRow();
     try {
@@ -106,7 +142,9 @@ async function main(): Promise<void> {
       reportRow('Stagecraft embedded (inproc, sqlite), scripted model over HTTP', ours);
       reportRow('LangGraph.js StateGraph, SqliteSaver durability sync, openai client over HTTP', theirs);
       const ratio = percentile(ours.overhead, 50) / percentile(theirs.overhead, 50);
-      print(`per-stage overhead, Stagecraft embedded / LangGraph: ${ratio.toFixed(2)}x (target <= 0.5x: ${ratio <= 0.5 ? 'meets' : 'misses'})`);
+      print(
+        `per-stage overhead, Stagecraft embedded / LangGraph: ${ratio.toFixed(2)}x (target <= 0.5x: ${ratio <= 0.5 ? 'meets' : 'misses'})`,
+      );
     } finally {
       await stagecraft.close();
     }
@@ -115,7 +153,7 @@ async function main(): Promise<void> {
     reportParallel(print, ourParallel);
     const theirParallel = await langGraphParallel(loop);
     print(
-      `${PARALLEL_RUNS} runs in parallel: LangGraph.js: ${PARALLEL_RUNS} runs (${theirParallel.failed} failed) in ${ms(theirParallel.wallMs, 0)}: ${theirParallel.runsPerSecond.toFixed(1)} runs/s`,
+      `${PARALLEL_RUNS} runs in parallel: LangGraph.js: ${PARALLEL_RUNS} runs (${theirParallel.failed} failed) in ${ms(theirParallel.wallMs, 0)}: ${theirParallel.runsPerSecond.toFixed(1)} runs/s; peak RSS ${theirParallel.peakRssMiB.toFixed(0)} MiB`,
     );
     print(
       `parallel runs/s, Stagecraft embedded / LangGraph: ${(ourParallel.runsPerSecond / theirParallel.runsPerSecond).toFixed(2)}x (target >= 1x)`,
@@ -136,7 +174,7 @@ async function main(): Promise<void> {
         await d.close();
       }
     }
-    loop.close();
+    await loop.stop();
   } finally {
     await nats?.stop();
     await server.stop();

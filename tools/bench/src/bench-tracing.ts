@@ -59,7 +59,9 @@ async function main(): Promise<void> {
     }
     const [p50Off, p50On] = [percentile(off, 50), percentile(on, 50)];
     print(`tracing off: ${off.length} runs, overhead per stage p50 ${ms(p50Off, 3)}, p99 ${ms(percentile(off, 99), 3)}`);
-    print(`tracing on:  ${on.length} runs, overhead per stage p50 ${ms(p50On, 3)}, p99 ${ms(percentile(on, 99), 3)}; ${exporter.spans} spans exported`);
+    print(
+      `tracing on:  ${on.length} runs, overhead per stage p50 ${ms(p50On, 3)}, p99 ${ms(percentile(on, 99), 3)}; ${exporter.spans} spans exported`,
+    );
     const ratio = p50On / p50Off;
     print(`tracing on / off: ${ratio.toFixed(2)}x (target <= 1.3x: ${ratio <= 1.3 ? 'meets' : 'misses'})`);
   } finally {
