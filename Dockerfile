@@ -22,9 +22,11 @@ RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,
 
 FROM deps AS build
 COPY . .
-# tsconfig.image.json is the workspace build without tools/ (benchmarks), which the context leaves out.
+# tsconfig.image.json is the workspace build without tools/ (benchmarks), which the context leaves out;
+# the web console's static files are bundled (esbuild, a dev dependency) before the prune.
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,required=false \
     npx tsc -b tsconfig.image.json \
+ && node tools/scripts/build-console.cjs \
  && NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE_IMAGE} AS runtime

@@ -25,6 +25,8 @@ import type { ResumeFlags } from './commands/resume';
 import type { ServeFlags } from './commands/serve';
 import type { WorkflowFlags } from './commands/workflow';
 import type { McpFlags } from './mcp/serve';
+import type { ConsoleFlags } from './console/console';
+import type { AcpFlags } from './acp/serve';
 
 /*
  * Only commander and the option parsers load at start-up: each command's module (and the system
@@ -72,6 +74,8 @@ program
   )
   .addOption(natsOption())
   .addOption(storeOption())
+  .option('--api-port <port>', 'also serve the console API and page on this port (or STAGECRAFT_API_PORT; 0/unset: off)', parsePort)
+  .option('--api-host <host>', 'the address the console API listens on (or STAGECRAFT_API_HOST; default 127.0.0.1)')
   .action(async (flags: ServeFlags) => {
     const { serveCommand } = await load(() => import('./commands/serve.js'));
     await serveCommand(flags);
@@ -113,7 +117,8 @@ program
     "delivery checks before QA takes the work as it is, 1-20 (default: the service's, 3)",
     wholeNumber(1, 20),
   )
-  .option('--json', 'one JSON object per run event, then the result')
+  .option('--json', 'one JSON object per run event, then the result (with changedFiles and usage)')
+  .option('--stream', 'with --json: the model\'s visible text as {"type":"delta","text","stage","requestId"} lines while it streams')
   .addOption(timeoutOption('give up after this long', 600_000))
   .addOption(natsOption())
   .addOption(storeOption())
@@ -165,11 +170,14 @@ runs
   .addOption(storeOption())
   .option('--json', 'the raw events, one per line')
   .option('--prompts', 'with each model request, the messages it sent, rebuilt from the stored prompt bodies')
-  .action(async (runId: string, flags: { store?: string; json?: boolean; prompts?: boolean }) => {
+  .option('--diffs', 'every diff of the run in full (otherwise each is clipped to 40 lines)')
+  .action(async (runId: string, flags: { store?: string; json?: boolean; prompts?: boolean; diffs?: boolean }) => {
     // The timeline alone needs no service module; the stored prompts' reader is the conversation service's.
     const { showRun } = await load(() => import('./commands/run-timeline.js'));
+    const { paint, wantsColour } = await load(() => import('./commands/diff-view.js'));
     const restore = flags.prompts ? (await load(() => import('./commands/runs.js'))).restorePrompts : undefined;
-    const found = await showRun(runId, await storeOf(flags), Boolean(flags.json), restore);
+    const view = { diffs: Boolean(flags.diffs), style: paint(wantsColour(process.stdout, process.env)) };
+    const found = await showRun(runId, await storeOf(flags), Boolean(flags.json), restore, view);
     process.exitCode = found ? EXIT.done : EXIT.failed;
   });
 runs
@@ -280,6 +288,36 @@ program
   .action(async (flags: McpFlags & ConnectionFlags) => {
     const { serveMcp } = await load(() => import('./mcp/serve.js'));
     await serveMcp(flags, await config(flags));
+  });
+
+program
+  .command('acp')
+  .description('serve Stagecraft as an Agent Client Protocol agent on stdio, for editors such as Zed (embedded unless --nats-url)')
+  .option('--root <dir>', 'the only project root sessions may work in (unless STAGECRAFT_PROJECT_ROOTS)')
+  .addOption(
+    new Option('--approve <policy>', `${APPROVAL_POLICIES.join(' | ')}: which tool calls the editor asks you about`)
+      .argParser(parseApprovalPolicy)
+      .default('writes'),
+  )
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (flags: AcpFlags & ConnectionFlags) => {
+    const { serveAcp } = await load(() => import('./acp/serve.js'));
+    await serveAcp(flags, await config(flags), version);
+  });
+
+program
+  .command('console')
+  .description(
+    'serve the HTTP API (/api/v1, bearer token STAGECRAFT_API_TOKEN) and the web console; embedded over --store unless --nats-url',
+  )
+  .addOption(new Option('--port <n>', 'the port (0: any free one)').argParser(parsePort).default(4280))
+  .option('--host <host>', 'the address it listens on; beyond the loopback only with STAGECRAFT_API_TOKEN set', '127.0.0.1')
+  .addOption(natsOption())
+  .addOption(storeOption())
+  .action(async (flags: ConsoleFlags & ConnectionFlags) => {
+    const { consoleCommand } = await load(() => import('./console/console.js'));
+    await consoleCommand(flags, await config(flags));
   });
 
 const workflowOptions = (command: Command) =>

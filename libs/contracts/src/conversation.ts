@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CancelledBy, ConversationId, DeliveryState, NonBlank, RunId, Stage, UserMode } from './common';
 import { ApprovalPolicy, PendingApproval } from './approvals';
+import { EditorBridge } from './editor';
 
 /**
  * The bounds a person may choose for a run, with their ranges: tool rounds between delivery gates, and
@@ -35,6 +36,8 @@ export const ConversationSendRequest = z.object({
   approve: ApprovalPolicy.optional(),
   /** Bounds for this run over the service's settings; recorded in `RunStarted.limits` and kept for its whole life. */
   limits: RequestedRunLimits.optional(),
+  /** The editor the run's file reads and writes go through (recorded in `RunStarted`); absent: the disk. */
+  editor: EditorBridge.optional(),
 });
 export type ConversationSendRequest = z.infer<typeof ConversationSendRequest>;
 export const ConversationSendReply = z.object({ runId: RunId, conversationId: ConversationId });

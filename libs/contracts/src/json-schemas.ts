@@ -19,6 +19,8 @@ import {
 } from './templates';
 import { PreviousAttempt, UpstreamContext } from './upstream';
 import { WorkflowDefinition } from './workflows';
+import { apiV1OpenApi } from './api/openapi';
+import { STAGECRAFT_VERSION } from './subjects';
 
 /**
  * Every committed JSON Schema, keyed by its file path under `contracts/`.
@@ -58,6 +60,8 @@ export function jsonSchemaFiles(): Record<string, unknown> {
   put('context/PreviousAttempt.schema.json', PreviousAttempt, 'input');
   put('workflows/WorkflowDefinition.schema.json', WorkflowDefinition, 'input');
   put('prompts/prompt-contributor.schema.json', PromptContributorDescriptor, 'input');
+  // The console API's OpenAPI 3.1 document, built from its zod schemas (docs/decisions/0062).
+  files['api/openapi.json'] = apiV1OpenApi(STAGECRAFT_VERSION);
   return files;
 }
 

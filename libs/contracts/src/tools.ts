@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, NonBlank, RunId, Stage, ToolName, UserMode } from './common';
+import { EditorBridge } from './editor';
 import { boundedJsonObject } from './json-structure';
 import { DelegationState, NO_DELEGATION, PolicyDecideRequest } from './policy';
 
@@ -38,6 +39,8 @@ export const ToolExecuteRequest = z.object({
   projectRoot: NonBlank,
   /** The workflow agent type whose run asks (docs/decisions/0036): the policy decided here again refuses writes to any but a ticket agent. */
   workflowAgentType: PolicyDecideRequest.shape.workflowAgentType,
+  /** The editor whose buffers a read sees and through which a write goes (docs/decisions/0061); absent: the disk. */
+  editor: EditorBridge.optional(),
 });
 export type ToolExecuteRequest = z.infer<typeof ToolExecuteRequest>;
 

@@ -2,7 +2,7 @@ import { RunInput } from './inputs';
 import { AT, MACRO, When, call, given, like, micro, recordedRun, refusedWith, reply, requested, reviewed, runSpec } from './given.testing';
 import { nextStep } from './next-step';
 import { replayRun } from './replay';
-import { NEVER_MADE } from './cancellation';
+import { NEVER_MADE, completedCall } from './cancellation';
 import { DEFAULT_RUN_LIMITS } from './limits';
 import { runViewOf } from './run-view';
 import { RunState } from './state';
@@ -175,5 +175,22 @@ describe('decide: cancellation', () => {
         .when(continued)
         .thenThrows(refusedWith('CONFLICT'));
     });
+  });
+});
+
+describe('completedCall', () => {
+  const result = { callId: 'c1', tool: 'write_file' as const, ok: true, output: 'wrote', truncated: false, durationMs: 1, replayed: true };
+  const change = { path: 'a.txt', kind: 'created' as const, added: 1, removed: 0, diff: '--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n' };
+
+  it("keeps a write's changes, and adds no field where a call changed nothing, so older logs replay the same", () => {
+    expect(completedCall('c1', { ...result, changes: [change] })).toEqual({ ...result, replayed: undefined, changes: [change] });
+    expect(Object.keys(completedCall('c1', { ...result, changes: [] }))).toEqual([
+      'callId',
+      'tool',
+      'ok',
+      'output',
+      'truncated',
+      'durationMs',
+    ]);
   });
 });

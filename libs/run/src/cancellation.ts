@@ -37,10 +37,19 @@ function closeNeverMade(decision: RunDecision, calls: readonly OpenToolCall[]): 
     decision.add('ToolCallRejected', { callId: call.callId, tool: call.tool, stage, code: 'CONFLICT', reason: NEVER_MADE });
 }
 
-/** A tool call's result as the run records it: `interrupted` only when the call was cut off. */
+/** A tool call's result as the run records it: `interrupted` only when the call was cut off, `changes` only when a write changed files. */
 export function completedCall(callId: string, result: ToolResult): EventData<'ToolCallCompleted'> {
-  const { tool, ok, output, truncated, durationMs, interrupted } = result;
-  return { callId, tool, ok, output, truncated, durationMs, ...(interrupted ? { interrupted } : {}) };
+  const { tool, ok, output, truncated, durationMs, interrupted, changes } = result;
+  return {
+    callId,
+    tool,
+    ok,
+    output,
+    truncated,
+    durationMs,
+    ...(interrupted ? { interrupted } : {}),
+    ...(changes?.length ? { changes } : {}),
+  };
 }
 
 /**

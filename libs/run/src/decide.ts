@@ -70,6 +70,7 @@ function apply(input: RunInput, decision: RunDecision, context: DecideContext): 
         limits: input.limits,
         ...(input.approve ? { approve: input.approve } : {}),
         ...(input.agent ? { agent: input.agent } : {}),
+        ...(input.editor ? { editor: input.editor } : {}),
         ...((input.rules ?? RULES_VERSION) === 2 ? { rules: RULES_VERSION } : {}),
       });
       // The earlier turns are the shell's to load; the first stage's request already carries them.

@@ -6,6 +6,7 @@ import {
   CompactionModelCall,
   CompactionSettings,
   DelegationState,
+  EditorBridge,
   ErrorCode,
   EventData,
   EventRange,
@@ -56,6 +57,8 @@ export type RunInput =
        * today's; a replay passes what its log recorded, 1 where the log recorded none.
        */
       rules?: 1 | 2;
+      /** The editor the run's file reads and writes go through (recorded in `RunStarted`); absent: the disk. */
+      editor?: EditorBridge;
       at: string;
     }
   /** The shell picked up a stored run; only logs written by older versions need anything done. */

@@ -89,6 +89,7 @@ function toolRequest(
     delegation: delegationOf(s.delegations),
     projectRoot: start.projectRoot,
     ...(start.agent ? { workflowAgentType: start.agent.agentType } : {}),
+    ...(start.editor ? { editor: start.editor } : {}),
   };
 }
 

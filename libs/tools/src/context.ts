@@ -50,6 +50,20 @@ export interface ToolContext {
   embed?: (texts: string[]) => Promise<number[][]>;
   /** The recorded output of an earlier call of the same run, for `read_tool_output`; null for any other call. */
   toolOutput?: (callId: string) => Promise<string | null>;
+  /** Where the final bytes of `read_file` and `write_file` go (an editor's buffers); the disk when absent. */
+  files?: FileAccess;
+}
+
+/**
+ * The last step of a read or a write, once the tool has checked the path (inside the root, not a
+ * forbidden one) and the file (regular, text, not too big) on disk: an editor may hold an unsaved
+ * buffer of it, and may want the write to go through it (docs/decisions/0061).
+ */
+export interface FileAccess {
+  /** The text the editor has for this file; null when it has none (the disk's text is used). */
+  readText(absolute: string): Promise<string | null>;
+  /** Writes the whole text through the editor instead of the disk. */
+  writeText(absolute: string, content: string): Promise<void>;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The tools a model may call (read, search, write, execute, memory), each a plain function over a tool context. */
 export { DEFAULT_ALLOWED_COMMANDS, LIMITS } from './context';
-export type { MemoryPort, ToolContext } from './context';
+export type { FileAccess, MemoryPort, ToolContext } from './context';
 export { failed, succeeded, ToolFailureError } from './outcome';
 export type { FailureKind, ToolFailure, ToolOutcome } from './outcome';
 export { TOOLS, executeTool, toolSignature, toolSpecs } from './registry';
@@ -15,6 +15,7 @@ export { ReadToolOutputArgs, TOOL_CALL_ID } from './read-tool-output';
 export { ListDirArgs } from './list-dir';
 export { SearchCodeArgs } from './search-code';
 export { WriteFileArgs } from './write-file';
+export { fileChange, opaqueFileChange, withDiff } from './file-change';
 export { ApplyPatchArgs } from './apply-patch/apply-patch';
 export { parsePatch } from './apply-patch/parse-patch';
 export type { FilePatch, Hunk, HunkLine } from './apply-patch/parse-patch';

@@ -1,10 +1,12 @@
-import { StagecraftError, toolErrorText } from '@stagecraft/contracts';
+import { FileChange, StagecraftError, toolErrorText } from '@stagecraft/contracts';
 
 /** What one tool call produced, before the service adds the call id, duration and replay flag. */
 export interface ToolOutcome {
   ok: boolean;
   output: string;
   truncated: boolean;
+  /** What a successful write did to each file it touched, in the order written. */
+  changes?: FileChange[];
 }
 
 export type FailureKind =

@@ -74,7 +74,9 @@ export async function openTextFile(
   const shown = displayPath(context.root, absolute);
   const text = readTextInsideRoot(context.root, absolute, shown, tool);
   if (text === null) throw notFound(shown);
-  return { absolute, shown, text };
+  // Checked on disk first: an editor's buffer is read only for a file the tool may read.
+  const buffered = context.files ? await context.files.readText(absolute) : null;
+  return { absolute, shown, text: buffered ?? text };
 }
 
 export async function readFileTool(args: ReadFileArgs, context: ToolContext): Promise<ToolOutcome> {

@@ -33,7 +33,20 @@ afterEach(() => {
 describe('write_file', () => {
   it('creates a file and its missing parent directories', async () => {
     const result = await executeTool('write_file', { path: 'src/new/dir/file.ts', content: 'héllo\n' }, context);
-    expect(result).toEqual({ ok: true, truncated: false, output: 'wrote 7 bytes to src/new/dir/file.ts (created)' });
+    expect(result).toEqual({
+      ok: true,
+      truncated: false,
+      output: 'wrote 7 bytes to src/new/dir/file.ts (created)',
+      changes: [
+        {
+          path: 'src/new/dir/file.ts',
+          kind: 'created',
+          added: 1,
+          removed: 0,
+          diff: '--- /dev/null\n+++ b/src/new/dir/file.ts\n@@ -0,0 +1,1 @@\n+héllo\n',
+        },
+      ],
+    });
     expect(readFileSync(join(root, 'src/new/dir/file.ts'), 'utf8')).toBe('héllo\n');
   });
 
@@ -45,6 +58,29 @@ describe('write_file', () => {
     expect(readFileSync(join(root, 'run.sh'), 'utf8')).toBe('new');
     expect(statSync(join(root, 'run.sh')).mode & 0o777).toBe(0o750);
     expect(readdirSync(root)).toEqual(['run.sh']);
+  });
+
+  it('returns the diff against the content it replaced', async () => {
+    writeFileSync(join(root, 'a.ts'), 'one\ntwo\nthree\n');
+    const result = await executeTool('write_file', { path: 'a.ts', content: 'one\n2\nthree\nfour\n' }, context);
+    expect(result.changes).toEqual([
+      {
+        path: 'a.ts',
+        kind: 'modified',
+        added: 2,
+        removed: 1,
+        diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n',
+      },
+    ]);
+  });
+
+  it('replaces a binary file and says only that it differs', async () => {
+    writeFileSync(join(root, 'blob.bin'), Buffer.from([0, 1, 2, 0]));
+    const result = await executeTool('write_file', { path: 'blob.bin', content: 'text now\n' }, context);
+    expect(result.changes).toEqual([
+      expect.objectContaining({ path: 'blob.bin', kind: 'modified', diff: expect.stringContaining('Binary files') }),
+    ]);
+    expect(readFileSync(join(root, 'blob.bin'), 'utf8')).toBe('text now\n');
   });
 
   it('never replaces a directory', async () => {

@@ -2,10 +2,11 @@ import { Stats } from 'node:fs';
 import { z } from 'zod';
 import { ToolContext } from './context';
 import { REDACTION_MARK } from '@stagecraft/sandbox';
+import { bufferedOr, writeChecked } from './file-access';
+import { fileChange, opaqueFileChange } from './file-change';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
 import { readTextInsideRoot } from './read-file';
 import { refuseRedactedSecrets } from './redactions';
-import { writeInsideRoot } from './sandbox/pinned';
 import { displayPath, resolveWritableInsideRoot } from './sandbox/resolve-inside-root';
 import { byteLength } from './text';
 
@@ -27,10 +28,25 @@ export async function writeFileTool(args: WriteFileArgs, context: ToolContext): 
       });
     }
   };
-  // The file is read only when the content could put a redaction in the place of a secret.
+  const before = await bufferedOr(context, absolute, textBefore(context.root, absolute, shown));
   if (args.content.includes(REDACTION_MARK))
     refuseRedactedSecrets(shown, readTextInsideRoot(context.root, absolute, shown, 'write_file'), args.content);
-  const replaced = writeInsideRoot(context.root, absolute, shown, args.content, { check });
+  const replaced = await writeChecked(context, absolute, shown, args.content, check);
   context.progress(`wrote ${shown}`);
-  return succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${replaced ? 'replaced' : 'created'})`);
+  const change = before === OPAQUE ? opaqueFileChange(shown) : fileChange(shown, replaced ? (before ?? '') : null, args.content);
+  return { ...succeeded(`wrote ${byteLength(args.content)} bytes to ${shown} (${replaced ? 'replaced' : 'created'})`), changes: [change] };
+}
+
+const OPAQUE = Symbol('opaque');
+
+/**
+ * The file's text before the write, for the diff a reader sees; a file that is no text (binary, too big,
+ * a directory) or cannot be read is opaque here, and the write's own checks decide what happens to it.
+ */
+function textBefore(root: string, absolute: string, shown: string): string | null | typeof OPAQUE {
+  try {
+    return readTextInsideRoot(root, absolute, shown, 'write_file');
+  } catch {
+    return OPAQUE;
+  }
 }

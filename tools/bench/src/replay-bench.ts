@@ -6,7 +6,15 @@ import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { canonicalJson, streams } from '@stagecraft/contracts';
 import { activeRunsProjection } from '@stagecraft/conversation-service';
-import { EventStore, Position, Projection, RecordedEvent, createSqliteEventStore, rebuildProjection, rebuildProjections } from '@stagecraft/event-store';
+import {
+  EventStore,
+  Position,
+  Projection,
+  RecordedEvent,
+  createSqliteEventStore,
+  rebuildProjection,
+  rebuildProjections,
+} from '@stagecraft/event-store';
 import { HistoryView, READ_MODELS, historyModel } from '@stagecraft/read-models';
 import { GeneratedLog, recordConversation } from './replay-log';
 import { percentile } from './stats';

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { ApprovalAnswerReply, StagecraftError } from '@stagecraft/contracts';
 import { ShellConfig } from '@stagecraft/service-shell';
 import { EXIT } from '../exit-codes';
+import { paint, wantsColour } from './diff-view';
+import { proposedChangeLines } from './proposed-change';
 import { ChatResult, RunEnd, answerHint, approvalHandling, connectSystem, followRun } from './session';
 import { followWorkflow } from './workflow';
 
@@ -64,13 +66,16 @@ export async function approve(id: string, flags: ApproveFlags, config: ShellConf
     }
     const { run } = await system.requester.request('conversation.run.get', { runId: id });
     const decision = flags.deny ? 'deny' : 'approve';
-    if (!flags.json && run.pendingApproval)
+    if (!flags.json && run.pendingApproval) {
       process.stdout.write(`stagecraft: ${decision === 'approve' ? 'approving' : 'denying'} ${run.pendingApproval.summary}\n`);
+      const style = paint(wantsColour(process.stdout, process.env));
+      for (const line of await proposedChangeLines(run.pendingApproval, root, style)) process.stdout.write(`${line}\n`);
+    }
     const result = await followRun(
       system.bus,
       config.prefix,
       id,
-      { json: flags.json, timeout: flags.timeout, approvals: approvalHandling(config, system.requester) },
+      { json: flags.json, timeout: flags.timeout, approvals: approvalHandling(config, system.requester), root },
       async (): Promise<ApprovalAnswerReply & { conversationId: string }> => ({
         ...(await system.requester.request('approval.answer', {
           id,

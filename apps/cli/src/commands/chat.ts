@@ -14,6 +14,8 @@ export interface ChatFlags {
   /** Drive the conversation's unfinished runs on first (`--conversation`, or the latest in the root), then send the message, if any. */
   continue?: boolean;
   json?: boolean;
+  /** With `json`: the model's visible text as delta lines while it streams, before the result. */
+  stream?: boolean;
   timeout: number;
   /** Which tool calls wait for a person; `never` (the default) sends no choice at all. */
   approve?: ApprovalPolicy;
@@ -40,17 +42,22 @@ export async function chat(message: string | undefined, flags: ChatFlags, config
     const limits = limitsOf(flags);
     const approvals = approvalHandling(config, system.requester);
     const interrupt = cancelOnInterrupt(system.requester, () => runId);
-    const result = await followRun(system.bus, config.prefix, runId, { ...flags, approvals, spentFrom: system.requester }, () =>
-      system.requester.request('conversation.send', {
-        runId,
-        conversationId: conversation,
-        message,
-        userMode: flags.mode,
-        reasoningEnabled: Boolean(flags.reasoning),
-        projectRoot,
-        ...approve,
-        ...(limits && { limits }),
-      }),
+    const result = await followRun(
+      system.bus,
+      config.prefix,
+      runId,
+      { ...flags, root: projectRoot, approvals, spentFrom: system.requester },
+      () =>
+        system.requester.request('conversation.send', {
+          runId,
+          conversationId: conversation,
+          message,
+          userMode: flags.mode,
+          reasoningEnabled: Boolean(flags.reasoning),
+          projectRoot,
+          ...approve,
+          ...(limits && { limits }),
+        }),
     );
     interrupt.dispose();
     if (result.waiting && !flags.json) write(answerHint(runId, projectRoot, config));

@@ -6,6 +6,20 @@ const version = 1 as const;
 const report = { verdict: 'pass' as const, summary: 'The answer matches the project.', findings: [] };
 
 describe('describeEvent', () => {
+  it('names the files a write touches, not the start of its content (the diff follows when it ran)', () => {
+    const requested = (tool: string, args: Record<string, unknown>): FeedEvent => ({
+      version,
+      type: 'ToolCallRequested',
+      data: { callId: 'c', tool: tool as never, arguments: args, stage: 'act' },
+      metadata,
+    });
+    const patch =
+      '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n--- a/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+y\n';
+    expect(describeEvent(requested('apply_patch', { patch }))).toBe('  ⚙ apply_patch README.md, old.ts, new.ts');
+    expect(describeEvent(requested('write_file', { path: 'NOTES.md', content: 'long text' }))).toBe('  ⚙ write_file NOTES.md');
+    expect(describeEvent(requested('read_file', { path: 'a.ts' }))).toBe('  ⚙ read_file {"path":"a.ts"}');
+  });
+
   it("shows the reviewer's model calls with the QA verdict, and nothing extra for logs without them", () => {
     const withCalls: FeedEvent = {
       version,

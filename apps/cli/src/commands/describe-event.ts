@@ -5,6 +5,26 @@ const clip = (text: string, max = 100) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
+/** The files a write names (its diff follows once it ran), rather than the start of its content. */
+function writeTarget(tool: string, args: Record<string, unknown>): string | null {
+  if (tool === 'write_file' && typeof args['path'] === 'string') return clip(args['path'], 100);
+  if (tool !== 'apply_patch' || typeof args['patch'] !== 'string') return null;
+  const lines = args['patch'].split('\n');
+  const named = (line: string | undefined) =>
+    (line ?? '')
+      .slice(4)
+      .split('\t')[0]
+      .trim()
+      .replace(/^[ab]\//, '');
+  const paths = lines.flatMap((line, i) => {
+    if (!line.startsWith('+++ ')) return [];
+    // A deletion names its file on the old side.
+    const path = named(line) === '/dev/null' ? named(lines[i - 1]) : named(line);
+    return path ? [path] : [];
+  });
+  return paths.length > 0 ? clip([...new Set(paths)].join(', '), 100) : null;
+}
+
 /**
  * One human line per event of the public run feed (or of a workflow's stream), or null for events that
  * would only be noise on a terminal. A stored run event is described as its public event (`toFeedEvent`).
@@ -33,7 +53,7 @@ export function describeEvent(event: FeedEvent | WorkflowEvent): string | null {
     case 'ReasoningRecorded':
       return `  ✎ ${event.data.format} reasoning: next ${clip(event.data.outcome.next_action, 60)} · delivery ${event.data.outcome.delivery_state}`;
     case 'ToolCallRequested':
-      return `  ⚙ ${event.data.tool} ${clip(JSON.stringify(event.data.arguments), 80)}`;
+      return `  ⚙ ${event.data.tool} ${writeTarget(event.data.tool, event.data.arguments) ?? clip(JSON.stringify(event.data.arguments), 80)}`;
     case 'ToolCallCompleted':
       return `    ${event.data.ok ? '✓' : '✗'} ${event.data.tool} (${Math.round(event.data.durationMs)} ms)${event.data.ok ? '' : `: ${clip(event.data.output, 80)}`}`;
     case 'ToolCallRejected':

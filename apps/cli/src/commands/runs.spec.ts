@@ -2,6 +2,7 @@ import { ChatMessage, EventMetadata, streams } from '@stagecraft/contracts';
 import { hashPrompt, storedHashesOf } from '@stagecraft/model-gateway';
 import { createMemoryEventStore } from '@stagecraft/event-store';
 import { runTimeline } from './runs';
+import { runTimeline as timelineOf } from './run-timeline';
 
 const at = (seconds: number): EventMetadata => ({
   runId: 'r1',
@@ -32,6 +33,9 @@ describe('runTimeline', () => {
       '   +0.000s  ToolCallRequested  ⚙ read_file {"path":"a.ts"}',
       '   +1.000s  ToolCallCompleted  ✓ read_file (4 ms)',
       '   +2.000s  RunCompleted       ✔ completed (DONE)',
+      '',
+      'answer:',
+      'done',
     ]);
     const json = await runTimeline(store, 'r1', true);
     expect(json?.map((line) => JSON.parse(line) as unknown)).toEqual([
@@ -41,6 +45,48 @@ describe('runTimeline', () => {
       { type: 'RunCompleted', data: { deliveryState: 'DONE', answer: 'done' }, metadata: { ...at(2), chain: expect.any(Object) } },
     ]);
     expect(await runTimeline(store, 'missing', false)).toBeNull();
+  });
+});
+
+describe('runTimeline with diffs', () => {
+  it("shows each write's diff under its result, clipped unless every diff is asked for, and each message's start", async () => {
+    const store = createMemoryEventStore();
+    const added = Array.from({ length: 60 }, (_, i) => `+line ${i + 1}`).join('\n');
+    const diff = `--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,60 @@\n${added}\n`;
+    await store.appendToStream(streams.run('r1'), [
+      {
+        id: uuid(1),
+        type: 'MessageAppended',
+        data: { messageId: 'r1.u', role: 'user', content: 'Write notes', kind: 'user_input' },
+        metadata: at(0),
+      },
+      {
+        id: uuid(2),
+        type: 'ToolCallCompleted',
+        data: {
+          callId: 'r1.c1',
+          tool: 'write_file',
+          ok: true,
+          output: 'wrote',
+          truncated: false,
+          durationMs: 4,
+          changes: [{ path: 'notes.md', kind: 'created', added: 60, removed: 0, diff }],
+        },
+        metadata: at(1),
+      },
+    ]);
+    const clipped = (await runTimeline(store, 'r1', false)) ?? [];
+    expect(clipped[0]).toBe('   +0.000s  MessageAppended    user: Write notes');
+    expect(clipped.slice(2, 5)).toEqual([
+      '            ✎ notes.md +60 −0 (created)',
+      '              --- /dev/null',
+      '              +++ b/notes.md',
+    ]);
+    expect(clipped).toHaveLength(2 + 1 + 40 + 1);
+    expect(clipped.at(-1)).toBe('              … 23 more lines not shown: stagecraft runs show r1 --diffs');
+    const full = (await timelineOf(store, 'r1', false, undefined, { diffs: true })) ?? [];
+    expect(full).toHaveLength(2 + 1 + 63);
+    expect(full.at(-1)).toBe('              +line 60');
   });
 });
 

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ServiceName, StagecraftError } from '@stagecraft/contracts';
+import { STAGECRAFT_VERSION, ServiceName, StagecraftError } from '@stagecraft/contracts';
+import { openEventStore } from '@stagecraft/event-store';
+import { createRequester } from '@stagecraft/messaging';
 import {
   DependencyTargets,
   Host,
@@ -16,12 +19,31 @@ import {
 import { metricsEndpoint } from '@stagecraft/telemetry';
 import { cliConfig } from '../cli-config';
 import { allServices } from '../services';
+import { mountConsole } from '../console/mount';
 
 export interface ServeFlags {
   services?: ServiceName[];
   transport?: 'inproc' | 'nats';
   natsUrl?: string;
   store?: string;
+  /** Also serve the console API here (STAGECRAFT_API_PORT); 0 or absent: not served. */
+  apiPort?: number;
+  apiHost?: string;
+}
+
+/** The console API's port and address: the flags, else STAGECRAFT_API_PORT / STAGECRAFT_API_HOST; null when it is off. */
+export function apiPlan(
+  flags: Pick<ServeFlags, 'apiPort' | 'apiHost'>,
+  env: Readonly<Record<string, string | undefined>>,
+): { port: number; host: string } | null {
+  const raw = (env['STAGECRAFT_API_PORT'] ?? '').trim();
+  const port = flags.apiPort ?? (raw === '' ? 0 : Number(raw));
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new StagecraftError('VALIDATION', `invalid configuration: STAGECRAFT_API_PORT: '${raw}' is not a port (0-65535)`, [
+      { path: ['STAGECRAFT_API_PORT'], message: 'a port, 0-65535 (0: off)' },
+    ]);
+  if (port === 0) return null;
+  return { port, host: flags.apiHost ?? (env['STAGECRAFT_API_HOST']?.trim() || '127.0.0.1') };
 }
 
 /**
@@ -61,6 +83,7 @@ export function probePlan(
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const config = cliConfig(flags);
   const transport = serveTransport(flags, config.natsUrl);
+  const api = apiPlan(flags, process.env);
   // Health replies name the addresses from this environment, so the flags go into it.
   const env = { ...process.env, STAGECRAFT_STORE: config.store, ...(transport === 'nats' ? { NATS_URL: config.natsUrl } : {}) };
   let phase: LifecyclePhase = { kind: 'connecting', address: config.natsUrl ?? 'in-process' };
@@ -125,6 +148,19 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     natsAddress: config.natsUrl,
     env,
   });
+  if (api) {
+    const requester = createRequester(host.ports.bus, { prefix: config.prefix, newId: randomUUID, timeoutMs: config.requestTimeoutMs });
+    const note = (line: string) => process.stdout.write(`stagecraft: ${line}\n`);
+    await mountConsole({
+      log: host.ports.store ?? openEventStore(config.store),
+      requester,
+      port: api.port,
+      host: api.host,
+      env: process.env,
+      version: STAGECRAFT_VERSION,
+      note,
+    });
+  }
   phase = { kind: 'serving' };
   const where = transport === 'nats' ? `nats (${config.natsUrl})` : 'inproc';
   const probeNote = probes ? `, probes on http://${config.healthHost}:${(probes.address() as AddressInfo).port} (/healthz, /readyz)` : '';

@@ -7,7 +7,19 @@ import { ShellConfig, startHost } from '@stagecraft/service-shell';
 import { createLogger } from '@stagecraft/telemetry';
 import { allServices } from '../services';
 import { describeEvent } from './describe-event';
-import { followLiveText } from './live-text';
+import {
+  ChangedFile,
+  DIFF_LINES_SHOWN,
+  RunUsage,
+  changedFiles,
+  changedFilesLines,
+  paint,
+  printable,
+  renderChange,
+  wantsColour,
+} from './diff-view';
+import { followLiveText, followVisibleText } from './live-text';
+import { proposedChangeLines } from './proposed-change';
 import { TokenTotals, formatSpent, tokenTotals } from './runs-table';
 import { chooseModel } from './model';
 
@@ -21,6 +33,10 @@ export interface ChatResult {
   /** What the run's model calls used over every model, and their cost at the memory service's prices; absent when not asked or not known. */
   tokens?: TokenTotals;
   cost?: RunCost;
+  /** Every file the run's writes changed, once, with the lines added and removed. */
+  changedFiles?: ChangedFile[];
+  /** The run's tokens (from the runs view, or summed from its feed) and, when known, its cost. */
+  usage?: RunUsage;
 }
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -118,14 +134,27 @@ export async function followRun<R extends { conversationId: string }>(
   bus: MessageBus,
   prefix: string,
   runId: string,
-  flags: { json?: boolean; timeout: number; approvals?: ApprovalHandling; spentFrom?: Requester },
+  flags: {
+    json?: boolean;
+    /** With `json`: the model's visible text as `{"type":"delta",text,stage,requestId}` lines while it streams. */
+    stream?: boolean;
+    timeout: number;
+    approvals?: ApprovalHandling;
+    spentFrom?: Requester;
+    /** The project the run works in, for the diff of a write that waits for approval (else the run's own, from its start). */
+    root?: string;
+  },
   start: () => Promise<R>,
 ): Promise<ChatResult & Omit<R, keyof ChatResult> & RunEnd> {
   const events: RunFeedEvent[] = [];
   const approvals = flags.approvals ?? { kind: 'follow' };
   let timer: NodeJS.Timeout | undefined;
-  // On a terminal, one status line shows the stage and the model's text while it streams.
-  const live = !flags.json && process.stdout.isTTY ? followLiveText(bus, prefix, runId, process.stdout) : null;
+  const style = paint(!flags.json && wantsColour(process.stdout, process.env));
+  // On a terminal, the model's text streams into the scrollback, with its stage.
+  const live = !flags.json && process.stdout.isTTY ? followLiveText(bus, prefix, runId, process.stdout, style) : null;
+  const deltas =
+    flags.json && flags.stream ? followVisibleText(bus, prefix, runId, (d) => write(JSON.stringify({ type: 'delta', ...d }))) : null;
+  const rootOf = () => flags.root ?? events.find((e) => e.type === 'RunStarted')?.data.projectRoot;
   const ended = new Promise<RunFeedEvent>((resolveEnd, reject) => {
     timer = setTimeout(() => reject(new Error(`run ${runId} did not finish within ${flags.timeout} ms`)), flags.timeout);
     let cancelledSeen = false;
@@ -135,7 +164,9 @@ export async function followRun<R extends { conversationId: string }>(
       else {
         const line = describeEvent(event);
         if (line) live?.clear();
-        if (line) write(line);
+        if (line) write(printable(line));
+        if (event.type === 'ToolCallCompleted')
+          for (const change of event.data.changes ?? []) renderChange(change, style, { maxLines: DIFF_LINES_SHOWN, runId }).forEach(write);
       }
       if (event.type === 'StageEntered') live?.stage(event.data.stage);
       if (event.type === 'RunCompleted' || event.type === 'RunFailed') resolveEnd(event);
@@ -145,24 +176,30 @@ export async function followRun<R extends { conversationId: string }>(
       if (cancelledSeen && cancelledAndSettled(events)) resolveEnd(event);
       if (event.type !== 'ApprovalRequested') return;
       live?.stop();
-      if (approvals.kind === 'stop') resolveEnd(event);
-      else if (approvals.kind === 'ask') askAtTerminal(runId, event.data, approvals.requester).catch(reject);
+      // The whole change is shown before anyone is asked, and before the follower stops to wait.
+      const shown = flags.json ? Promise.resolve() : proposedChangeLines(event.data, rootOf(), style).then((lines) => lines.forEach(write));
+      if (approvals.kind === 'stop') void shown.then(() => resolveEnd(event));
+      else if (approvals.kind === 'ask') shown.then(() => askAtTerminal(runId, event.data, approvals.requester)).catch(reject);
     });
   });
   await bus.flush();
   const reply = await start().catch((error: unknown) => {
     clearTimeout(timer);
     live?.stop();
+    deltas?.();
     throw error;
   });
   const last = await ended.finally(() => {
     clearTimeout(timer);
     live?.stop();
+    deltas?.();
   });
   // The result is the public feed folded as every client folds it, never the stored events.
   const run = foldFeedRun(events);
   const completed = last.type === 'RunCompleted' ? last.data : null;
   const reviewed = events.filter((e) => e.type === 'QAReportIssued').at(-1);
+  const spent = flags.spentFrom ? await spentBy(flags.spentFrom, runId, events) : {};
+  const files = changedFiles(events.flatMap((e) => (e.type === 'ToolCallCompleted' ? (e.data.changes ?? []) : [])));
   const result = {
     ...reply,
     runId,
@@ -170,14 +207,19 @@ export async function followRun<R extends { conversationId: string }>(
     deliveryState: run.status === 'completed' ? run.deliveryState : (completed?.deliveryState ?? null),
     answer: run.status === 'completed' ? run.answer : (completed?.answer ?? null),
     qaReport: run.status === 'new' ? (reviewed?.type === 'QAReportIssued' ? reviewed.data.report : null) : run.qaReport,
-    ...(flags.spentFrom ? await spentBy(flags.spentFrom, runId, events) : {}),
+    ...spent,
+    changedFiles: files,
+    usage: usageOf(spent, events),
   };
   const waiting = last.type === 'ApprovalRequested' ? last.data : null;
   if (flags.json) write(JSON.stringify(waiting ? { ...result, pendingApproval: waiting } : result));
-  else if (result.answer !== null) write(`\n${result.answer}\n`);
-  else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
+  // On a terminal the answer has streamed already, unless it was not one model answer as it stands.
+  else if (result.answer !== null) {
+    if (!live?.streamed(result.answer)) write(`\n${printable(result.answer)}\n`);
+  } else if (waiting) write(`⏸ waiting for approval: ${waiting.summary}`);
   const cancelled = run.status === 'cancelled' ? run.cancellation : undefined;
   if (cancelled && !flags.json) write(`⊘ run ${runId} was cancelled by ${cancelled.by}${cancelled.reason ? `: ${cancelled.reason}` : ''}`);
+  if (!flags.json) changedFilesLines(files, style).forEach(write);
   if (result.tokens && result.cost && !flags.json) write(formatSpent(result.tokens, result.cost));
   return {
     ...result,
@@ -205,6 +247,25 @@ async function spentBy(
   } catch {
     return {};
   }
+}
+
+/**
+ * The run's tokens: the runs view's, over every model call (the review's too), when it answered; else
+ * what the model answers on the feed reported. Its cost only as the runs view priced it.
+ */
+function usageOf(spent: { tokens?: TokenTotals; cost?: RunCost }, events: readonly RunFeedEvent[]): RunUsage {
+  const fromFeed = events.flatMap((e) => (e.type === 'ModelResponded' && e.data.usage ? [e.data.usage] : []));
+  const tokens = spent.tokens ?? {
+    promptTokens: fromFeed.reduce((n, u) => n + u.promptTokens, 0),
+    cachedPromptTokens: fromFeed.reduce((n, u) => n + (u.cachedPromptTokens ?? 0), 0),
+    completionTokens: fromFeed.reduce((n, u) => n + u.completionTokens, 0),
+  };
+  return {
+    inputTokens: tokens.promptTokens,
+    outputTokens: tokens.completionTokens,
+    cachedTokens: tokens.cachedPromptTokens,
+    ...(spent.cost ? { cost: spent.cost } : {}),
+  };
 }
 
 /** Cancelled, and no tool call of its last step is still waiting for its result. */

@@ -45,7 +45,24 @@ describe('stagecraft chat, embedded, without an API key', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     const result = lines.at(-1);
-    expect(Object.keys(result).sort()).toEqual(['answer', 'conversationId', 'cost', 'deliveryState', 'qaReport', 'runId', 'tokens']);
+    expect(Object.keys(result).sort()).toEqual([
+      'answer',
+      'changedFiles',
+      'conversationId',
+      'cost',
+      'deliveryState',
+      'qaReport',
+      'runId',
+      'tokens',
+      'usage',
+    ]);
+    expect(result.changedFiles).toEqual([]);
+    expect(result.usage).toEqual({
+      inputTokens: result.tokens.promptTokens,
+      outputTokens: result.tokens.completionTokens,
+      cachedTokens: result.tokens.cachedPromptTokens,
+      cost: result.cost,
+    });
     // The built-in scripted model has no price: its tokens are counted, not priced.
     expect(result.cost).toEqual({ amount: 0, currency: 'USD', priced: false });
     expect(result.tokens.promptTokens).toBeGreaterThan(0);
@@ -54,7 +71,9 @@ describe('stagecraft chat, embedded, without an API key', () => {
     const shown = await runCli(['runs', 'show', result.runId, '--store', store], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('RunCompleted');
-    expect(shown.stdout.trim().split('\n')).toHaveLength(lines.length - 1);
+    // One timeline row per event, then the final answer.
+    expect(shown.stdout.split('\n').filter((l) => /^\s+\+\d+\.\d{3}s /.test(l))).toHaveLength(lines.length - 1);
+    expect(shown.stdout.trim().endsWith(`answer:\n${result.answer}`)).toBe(true);
   });
 
   it('--max-tool-rounds and --max-delivery-checks bound the run, and RunStarted records them', async () => {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode, ErrorIssue } from '@stagecraft/contracts';
-import { McpHttpSettings, isLoopback } from './http-settings';
+import { MCP_EDGE_NAMES, McpHttpSettings, isLoopback } from './http-settings';
 
 /**
  * A request the HTTP edge refuses before any session or MCP server sees it. The body is the
@@ -35,11 +35,12 @@ export function hostnameOf(header: string | undefined): string {
  * loopback bind) or a listed one. A request without Origin is not from a browser page and passes.
  */
 export function checkAddressing(headers: IncomingHttpHeaders, settings: McpHttpSettings, bindHost: string): Refusal | null {
+  const names = settings.names ?? MCP_EDGE_NAMES;
   const host = hostnameOf(headers.host);
   const loopbackBind = isLoopback(bindHost);
   const hostAllowed = settings.hosts.includes(host) || (loopbackBind ? isLoopback(host) : settings.hosts.length === 0);
   if (!hostAllowed)
-    return refusal(403, 'FORBIDDEN', `requests addressed to '${headers.host ?? ''}' are not answered here (STAGECRAFT_MCP_HOSTS)`, 'host');
+    return refusal(403, 'FORBIDDEN', `requests addressed to '${headers.host ?? ''}' are not answered here (${names.hosts})`, 'host');
   const origin = headers.origin;
   if (origin === undefined) return null;
   if (settings.origins.includes(origin)) return null;
@@ -51,26 +52,21 @@ export function checkAddressing(headers: IncomingHttpHeaders, settings: McpHttpS
     originHost = null;
   }
   if (loopbackBind && originHost !== null && isLoopback(originHost)) return null;
-  return refusal(403, 'FORBIDDEN', `requests from origin '${origin}' are not answered here (STAGECRAFT_MCP_ORIGINS)`, 'origin');
+  return refusal(403, 'FORBIDDEN', `requests from origin '${origin}' are not answered here (${names.origins})`, 'origin');
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** The bearer token, compared in constant time (digests of equal length, whatever the lengths sent). */
 export function checkToken(headers: IncomingHttpHeaders, settings: McpHttpSettings): Refusal | null {
+  const names = settings.names ?? MCP_EDGE_NAMES;
   const challenge = (error?: string) => ({
-    'www-authenticate': `Bearer realm="stagecraft-mcp"${error ? `, error="${error}"` : ''}`,
+    'www-authenticate': `Bearer realm="${names.realm}"${error ? `, error="${error}"` : ''}`,
   });
   const header = headers.authorization;
   const sent = header === undefined ? undefined : /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim())?.[1];
   if (header === undefined)
-    return refusal(
-      401,
-      'UNAUTHORIZED',
-      'a bearer token is required: Authorization: Bearer <STAGECRAFT_MCP_TOKEN>',
-      'authorization',
-      challenge(),
-    );
+    return refusal(401, 'UNAUTHORIZED', `a bearer token is required: Authorization: Bearer <${names.token}>`, 'authorization', challenge());
   if (sent === undefined || !timingSafeEqual(digest(sent), digest(settings.token)))
     return refusal(401, 'UNAUTHORIZED', 'the bearer token is not this server’s', 'authorization', challenge('invalid_token'));
   return null;

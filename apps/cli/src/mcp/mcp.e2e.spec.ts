@@ -170,7 +170,10 @@ describe.each([
     const { events } = JSON.parse(json.text) as { events: { type: string }[] };
     expect(events[0].type).toBe('RunStarted');
     expect(events.at(-1)?.type).toBe('RunCompleted');
-    expect(text.text.trim().split('\n')).toHaveLength(events.length);
+    // One line per event, then the run's answer in full.
+    const [timeline, answer] = text.text.split('\nanswer:\n');
+    expect(timeline.trim().split('\n')).toHaveLength(events.length);
+    expect(answer.trim()).toBe(String(chat.answer).trim());
   }, 60_000);
 
   it('answers bad arguments with isError and the structured error { code, message, issues }', async () => {

@@ -9,6 +9,7 @@ import { QAModelCall, QAReport, Usage } from '../qa';
 import { ReasoningOutcome } from '../reasoning';
 import { ApprovalDenied, ApprovalGiven, ApprovalPolicy, ApprovalRequested } from '../approvals';
 import { AgentBrief } from '../workflow-runs';
+import { EditorBridge } from '../editor';
 import { CancelledBy } from '../common';
 import { EventUnion, eventFamily } from './family';
 import { MessageHashEntry } from './message-hashes';
@@ -52,6 +53,8 @@ export const runEventSchemas = {
      * delivery gate and the stuck-loop detector. Absent in older logs: version 1, so they replay as they ran.
      */
     rules: z.literal(2).optional(),
+    /** The editor the run's file reads and writes go through (docs/decisions/0061); absent: the disk. */
+    editor: EditorBridge.optional(),
   }),
   StageEntered: z.object({
     stage: Stage,

@@ -73,7 +73,16 @@ const fullest: { [T in RunEventType]: unknown } = {
   ReasoningRecorded: { requestId: 'run-1.m1', format: 'micro', text: '<ide_reasoning>…</ide_reasoning>', outcome },
   InstructionIssued: { instruction: { kind: 'ReturnControl', result: 'done' }, accepted: false, reason: 'no delegation' },
   ToolCallRequested: { callId: 'run-1.m1.c1', tool: 'read_file', arguments: { path: 'README.md' }, stage: 'act', modelCallId: 'c1' },
-  ToolCallCompleted: { callId: 'run-1.m1.c1', tool: 'read_file', ok: true, output: '# Sample', truncated: false, durationMs: 2, interrupted: false },
+  ToolCallCompleted: {
+    callId: 'run-1.m1.c1',
+    tool: 'write_file',
+    ok: true,
+    output: 'wrote 9 bytes to README.md (replaced)',
+    truncated: false,
+    durationMs: 2,
+    interrupted: false,
+    changes: [{ path: 'README.md', kind: 'modified', added: 1, removed: 1, diff: '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Old\n+# Sample\n', diffTruncated: false }],
+  },
   ToolCallRejected: { callId: 'run-1.m1.c2', tool: 'nope', stage: 'act', code: 'FORBIDDEN_TOOL', reason: 'not offered' },
   MessageAppended: {
     messageId: 'run-1.m1',
@@ -206,6 +215,7 @@ describe('the public run feed (feed/v1)', () => {
       tokenEstimate: 120,
     });
     expect(pick('ToolCallRequested')).toEqual({ callId: 'run-1.m1.c1', tool: 'read_file', arguments: { path: 'README.md' }, stage: 'act' });
+    expect(pick('ToolCallCompleted')).toEqual(fullest.ToolCallCompleted);
     expect(pick('QAReportIssued')).toEqual(fullest.QAReportIssued);
     expect(pick('RunCompleted')).toEqual(fullest.RunCompleted);
   });

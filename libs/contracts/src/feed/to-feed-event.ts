@@ -80,6 +80,7 @@ const toPublic: ToPublic = {
       truncated: d.truncated,
       durationMs: d.durationMs,
       interrupted: d.interrupted,
+      changes: d.changes,
     }),
   ToolCallRejected: (d) => ({ callId: d.callId, tool: d.tool, stage: d.stage, code: d.code, reason: d.reason }),
   MessageAppended: (d) =>

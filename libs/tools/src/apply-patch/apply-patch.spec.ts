@@ -48,6 +48,29 @@ describe('apply_patch', () => {
       ok: true,
       truncated: false,
       output: 'applied:\n  edit src/a.ts (2 hunks)\n  edit src/b.ts (1 hunk)\n  create src/new/c.ts (1 hunk)',
+      changes: [
+        {
+          path: 'src/a.ts',
+          kind: 'modified',
+          added: 2,
+          removed: 1,
+          diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,4 @@\n-export const a = 1;\n+export const a = 10;\n export const b = 2;\n export const c = 3;\n+export const d = 4;\n',
+        },
+        {
+          path: 'src/b.ts',
+          kind: 'modified',
+          added: 1,
+          removed: 1,
+          diff: '--- a/src/b.ts\n+++ b/src/b.ts\n@@ -1,2 +1,2 @@\n import { a } from "./a";\n-console.log(a);\n+console.info(a);\n',
+        },
+        {
+          path: 'src/new/c.ts',
+          kind: 'created',
+          added: 1,
+          removed: 0,
+          diff: '--- /dev/null\n+++ b/src/new/c.ts\n@@ -0,0 +1,1 @@\n+export const created = true;\n',
+        },
+      ],
     });
     expect(read('src/a.ts')).toBe('export const a = 10;\nexport const b = 2;\nexport const c = 3;\nexport const d = 4;\n');
     expect(read('src/b.ts')).toBe('import { a } from "./a";\nconsole.info(a);\n');
@@ -58,6 +81,7 @@ describe('apply_patch', () => {
     const result = await executeTool('apply_patch', { patch: twoFiles('import { a } from "./elsewhere";') }, context);
     expect(result.ok).toBe(false);
     expect(result.output).toContain('tool_error: PATCH_REJECTED');
+    expect(result.changes).toBeUndefined();
     expect(result.output).toContain("hunk 1 of 1 for 'src/b.ts'");
     expect(result.output).toContain("retry: read_file 'src/b.ts'");
     expect(read('src/a.ts')).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 3;\n');
@@ -79,6 +103,13 @@ describe('apply_patch', () => {
       '--- a/src/b.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-import { a } from "./a";\n-console.log(a);\n--- a/src/a.ts\n+++ b/src/renamed.ts\n@@ -3 +3 @@\n-export const c = 3;\n+export const c = 30;\n';
     const result = await executeTool('apply_patch', { patch }, context);
     expect(result.output).toBe('applied:\n  delete src/b.ts (1 hunk)\n  edit src/renamed.ts (1 hunk)');
+    // Writes first, then deletions, as they happened; a rename is its source deleted and its target created.
+    expect(result.changes?.map(({ path, kind, added, removed }) => ({ path, kind, added, removed }))).toEqual([
+      { path: 'src/renamed.ts', kind: 'created', added: 3, removed: 0 },
+      { path: 'src/b.ts', kind: 'deleted', added: 0, removed: 2 },
+      { path: 'src/a.ts', kind: 'deleted', added: 0, removed: 3 },
+    ]);
+    expect(result.changes?.[1].diff).toBe('--- a/src/b.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-import { a } from "./a";\n-console.log(a);\n');
     expect(existsSync(join(root, 'src', 'b.ts'))).toBe(false);
     expect(existsSync(join(root, 'src', 'a.ts'))).toBe(false);
     expect(read('src/renamed.ts')).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 30;\n');
@@ -87,8 +118,12 @@ describe('apply_patch', () => {
   it('applies two parts of one patch to the same file in sequence', async () => {
     const patch =
       '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 5;\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 5;\n+export const a = 6;\n';
-    expect((await executeTool('apply_patch', { patch }, context)).ok).toBe(true);
+    const result = await executeTool('apply_patch', { patch }, context);
+    expect(result.ok).toBe(true);
     expect(read('src/a.ts').split('\n')[0]).toBe('export const a = 6;');
+    // One change per file, from what the disk held before the patch to what it holds after.
+    expect(result.changes).toEqual([expect.objectContaining({ path: 'src/a.ts', added: 1, removed: 1 })]);
+    expect(result.changes?.[0].diff).toContain('-export const a = 1;\n+export const a = 6;\n');
   });
 
   it('refuses file headers that leave the root, before writing anything', async () => {

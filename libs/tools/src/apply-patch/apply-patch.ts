@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { FileChange } from '@stagecraft/contracts';
 import { ToolContext } from '../context';
+import { fileChange, opaqueFileChange } from '../file-change';
 import { ToolFailureError, ToolOutcome, succeeded } from '../outcome';
 import { readTextInsideRoot } from '../read-file';
 import { removeInsideRoot, writeInsideRoot } from '../sandbox/pinned';
@@ -13,8 +15,30 @@ export const ApplyPatchArgs = z.strictObject({
 });
 export type ApplyPatchArgs = z.infer<typeof ApplyPatchArgs>;
 
-/** A file's content as the patch sees it: what an earlier part of the same patch left, else the disk. `null` = absent. */
-type Pending = Map<string, { shown: string; content: string | null }>;
+const OPAQUE = Symbol('opaque');
+type Before = string | null | typeof OPAQUE;
+
+/**
+ * A file's content as the patch sees it: what an earlier part of the same patch left, else the disk
+ * (`null` = absent), and what the disk held before the patch, for the change a reader sees.
+ */
+type Pending = Map<string, { shown: string; content: string | null; before: Before }>;
+
+/** The disk's text of a file the patch touches first; one that is no text (binary, too big) is opaque. */
+function diskBefore(context: ToolContext, pending: Pending, absolute: string): Before {
+  const planned = pending.get(absolute);
+  if (planned) return planned.before;
+  try {
+    return readTextInsideRoot(context.root, absolute, displayPath(context.root, absolute), 'apply_patch');
+  } catch {
+    return OPAQUE;
+  }
+}
+
+function changeOf({ shown, content, before }: { shown: string; content: string | null; before: Before }): FileChange | null {
+  if (before === null && content === null) return null;
+  return before === OPAQUE ? opaqueFileChange(shown) : fileChange(shown, before, content);
+}
 
 function currentContent(context: ToolContext, pending: Pending, absolute: string): string | null {
   const planned = pending.get(absolute);
@@ -48,8 +72,9 @@ async function plan(context: ToolContext, pending: Pending, file: FilePatch): Pr
   }
   const next = applyHunks(original, file, shown);
   if (next !== null) refuseRedactedSecrets(shown, original, next);
-  if (source !== null && source !== target) pending.set(source, { shown, content: null });
-  if (target !== null) pending.set(target, { shown: displayPath(context.root, target), content: next });
+  if (source !== null && source !== target) pending.set(source, { shown, content: null, before: diskBefore(context, pending, source) });
+  if (target !== null)
+    pending.set(target, { shown: displayPath(context.root, target), content: next, before: diskBefore(context, pending, target) });
   const kind = source === null ? 'create' : target === null ? 'delete' : 'edit';
   return `${kind} ${target === null ? shown : displayPath(context.root, target)} (${file.hunks.length} hunk${file.hunks.length === 1 ? '' : 's'})`;
 }
@@ -67,5 +92,9 @@ export async function applyPatchTool(args: ApplyPatchArgs, context: ToolContext)
   for (const [absolute, { shown, content }] of pending) if (content !== null) writeInsideRoot(context.root, absolute, shown, content);
   for (const [absolute, { shown, content }] of pending) if (content === null) removeInsideRoot(context.root, absolute, shown);
   context.progress(`applied the patch to ${pending.size} file${pending.size === 1 ? '' : 's'}`);
-  return succeeded(`applied:\n${summary.map((s) => `  ${s}`).join('\n')}`);
+  const written = [...pending.values()];
+  const changes = [...written.filter((p) => p.content !== null), ...written.filter((p) => p.content === null)]
+    .map(changeOf)
+    .filter((change): change is FileChange => change !== null);
+  return { ...succeeded(`applied:\n${summary.map((s) => `  ${s}`).join('\n')}`), changes };
 }

@@ -52,6 +52,7 @@ export async function send(
     compaction: ports.compaction ?? undefined,
     limits: limitsFor(request, ports.limits),
     approve,
+    ...(request.editor && { editor: request.editor }),
     prior,
     at: ports.clock().toISOString(),
   };

@@ -3,12 +3,13 @@ import { performance } from 'node:perf_hooks';
 import { StagecraftError, ToolExecuteRequest, ToolResult, memoryScopeOf } from '@stagecraft/contracts';
 import { outcomeOf } from '@stagecraft/decider';
 import { RequestContext, publishToolProgress } from '@stagecraft/messaging';
-import { DEFAULT_ALLOWED_COMMANDS, checkProjectRoot, executeTool } from '@stagecraft/tools';
+import { DEFAULT_ALLOWED_COMMANDS, checkProjectRoot, executeTool, withDiff } from '@stagecraft/tools';
 import type { MemoryPort } from '@stagecraft/tools';
 import { changedPaths, indexFor, updateCodebaseIndex } from '../codebase-index/codebase-index';
 import type { ToolCallPorts } from '../dependencies';
 import { scrubByShape } from '../options';
 import { recordSpawn, releaseSpawn } from '../running/in-flight';
+import { editorFiles } from './editor-files';
 import { outputOfRunCall, refuseOtherRunsOutput } from './run-outputs';
 import {
   PROJECT_ROOT,
@@ -120,6 +121,7 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
     memory: request.tool.startsWith('memory_') ? memoryPortFor(ports, request, context) : undefined,
     embed: ports.embedder && ((texts) => ports.embedder!.embed(texts)),
     toolOutput: (callId) => outputOfRunCall(ports.store, request.runId, callId),
+    files: request.editor && editorFiles(ports.bus, ports.prefix, request.editor),
   }).finally(() => {
     releaseSpawn(ports.inFlightDir, request.callId);
     cutOff = ports.running?.end(request.callId) ?? false;
@@ -129,7 +131,10 @@ export async function executeToolCall(ports: ToolCallPorts, request: ToolExecute
   // Microseconds count: most tools finish in well under a millisecond.
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   // Secrets never reach the log, the live feed or the next model request.
-  const scrubbed = { ...outcome, output: (ports.options.scrub ?? scrubByShape)(outcome.output) };
+  const scrub = ports.options.scrub ?? scrubByShape;
+  // A diff's context lines are the file's own text, secrets included: they are scrubbed like any output.
+  const changes = outcome.changes?.map((change) => withDiff(change, scrub(change.diff)));
+  const scrubbed = { ...outcome, output: scrub(outcome.output), ...(changes ? { changes } : {}) };
   // Declared interrupted while it ran (past its deadline): the recorded outcome is the one everyone sees.
   const finished = await settle(ports, call, link, { type: 'FinishCall', outcome: scrubbed, durationMs });
   if (finished.replayed) return finished;

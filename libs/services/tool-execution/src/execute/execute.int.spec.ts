@@ -120,6 +120,30 @@ describe('tool.execute', () => {
     expect((await eventsOf('retried-call')).map((e) => e.type)).toEqual(['ToolExecutionStarted', 'ToolExecutionFinished']);
   });
 
+  it("replies with a write's changes, records them, scrubs secrets from their diffs, and gives them back on a retry", async () => {
+    writeFileSync(join(project, 'remote.txt'), 'url = https://bot:hunter2secret@git.example.com/x.git\nbranch = main\n');
+    const request = call('write_file', {
+      path: 'remote.txt',
+      content: 'url = https://bot:hunter2secret@git.example.com/x.git\nbranch = trunk\n',
+    });
+    const first = await execute(request);
+    expect(first.changes).toEqual([
+      {
+        path: 'remote.txt',
+        kind: 'modified',
+        added: 1,
+        removed: 1,
+        diff: '--- a/remote.txt\n+++ b/remote.txt\n@@ -1,2 +1,2 @@\n url = https://bot:[redacted:password]@git.example.com/x.git\n-branch = main\n+branch = trunk\n',
+      },
+    ]);
+    const finished = (await eventsOf(request.callId)).find((e) => e.type === 'ToolExecutionFinished');
+    expect((finished?.data as { changes?: unknown }).changes).toEqual(first.changes);
+    expect(JSON.stringify(finished?.data)).not.toContain('hunter2secret');
+    expect(await execute(request)).toEqual({ ...first, replayed: true });
+    const listing = await execute(call('list_dir', {}));
+    expect(listing.changes).toBeUndefined();
+  });
+
   it('runs concurrent duplicates once and gives both the same result', async () => {
     const request = appendCounter('raced-call');
     const results = await Promise.all([execute(request), execute(request), execute(request)]);

@@ -102,8 +102,10 @@ export const toolCallDecider: Decider<ToolCallState, ToolCallInput, ToolCallDeci
         return start(input.request, context);
       case 'FinishCall': {
         const { callId, tool } = startedOf(state);
-        const { ok, output, truncated } = input.outcome;
-        return [{ type: 'ToolExecutionFinished', data: { callId, tool, ok, output, truncated, durationMs: input.durationMs } }];
+        const { ok, output, truncated, changes } = input.outcome;
+        const data = { callId, tool, ok, output, truncated, durationMs: input.durationMs };
+        // Only a write that happened changed files; an absent field keeps reads' records as they were.
+        return [{ type: 'ToolExecutionFinished', data: ok && changes && changes.length > 0 ? { ...data, changes } : data }];
       }
       case 'InterruptCall': {
         const { callId, tool } = startedOf(state);

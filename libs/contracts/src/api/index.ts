@@ -1,0 +1,2 @@
+export * from './v1';
+export * from './openapi';
