@@ -16,9 +16,13 @@ WORKDIR /app
 COPY --from=manifests /src ./
 # `npm install`, not `npm ci`: the lockfile lists optional platform packages the registry does not serve.
 # A network that re-signs TLS passes its CA as the optional build secret `ca-certificates` (npm asks
-# the registry in install and in prune); the image itself keeps only the base's trust.
+# the registry in install and in prune); the image itself keeps only the base's trust. The LangGraph
+# anchor of the benchmarks (tools/bench, not in the image) needs a native SQLite module the base cannot
+# compile, so its packages are left out here.
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=ca-certificates,required=false \
-    NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm install --no-audit --no-fund
+    npm pkg delete "devDependencies.@langchain/langgraph" "devDependencies.@langchain/langgraph-checkpoint-sqlite" \
+      "devDependencies.@langchain/core" \
+ && NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm install --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
