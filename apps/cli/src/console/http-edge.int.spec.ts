@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiV1, streams } from '@stagecraft/contracts';
@@ -90,6 +91,19 @@ describe('the console edge over node:http', () => {
     for (const path of ['/../secret.txt', '/assets/../../secret.txt', '/%2e%2e/secret.txt'])
       expect((await rawGet(server.port, path)).body).not.toContain('not served');
     expect((await fetch(`${base}/`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('answers a request target that is no URL with a 400 and keeps serving', async () => {
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.write('GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      socket.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString().split('\r\n')[0]);
+        socket.destroy();
+      });
+      socket.once('error', reject);
+    });
+    expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect((await fetch(`${base}/`)).status).toBe(200);
   });
 
   it('sends heartbeats on an idle stream, caps open streams, and frees a stream when its client goes', async () => {

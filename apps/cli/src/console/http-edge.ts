@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { StagecraftError, apiV1, validationError } from '@stagecraft/contracts';
 import type { EventReader } from '@stagecraft/event-store';
 import { ApiReply, SSE_HEARTBEAT, createApi, errorReply, followFeed, sseMessage } from '@stagecraft/http-api';
-import { Refusal, checkAddressing, checkDeclaredSize, checkToken, tooLarge } from '../mcp/http-guard';
+import { Refusal, badTarget, checkAddressing, checkDeclaredSize, checkToken, requestUrl, tooLarge } from '../mcp/http-guard';
 import type { McpHttpSettings } from '../mcp/http-settings';
 import { PAGE_HEADERS, serveStatic } from './static-files';
 
@@ -130,7 +130,8 @@ export async function listenConsole(
   host: string,
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url);
+    if (!url) return refuse(res, badTarget());
     const handled = url.pathname.startsWith('/api/')
       ? serveApi(edge, req, res, url, host)
       : (() => {

@@ -74,11 +74,13 @@ describe('a tampered or damaged event store, seen by audit, replay --verify, run
         db
           .prepare(
             `UPDATE events SET data = replace(data, 'A tiny library', 'A huge library')
-             WHERE stream_id = ? AND type = ? AND instr(data, 'A tiny library') > 0 AND coalesce(json_extract(data, '$.role'), 'tool') = 'tool'`,
+             WHERE stream_id = ? AND type = ? AND instr(data, 'A tiny library') > 0 AND coalesce(json_extract(data, '$.role'), 'tool') = 'tool'
+               AND coalesce(json_extract(data, '$.tool'), 'read_file') = 'read_file'`,
           )
           .run(stream, type).changes;
       // The tool's own record and the run's record of the call; the tool message the model was sent refers
-      // to the run's record and holds no copy (docs/decisions/0049).
+      // to the run's record and holds no copy (docs/decisions/0049). The write's record, whose diff may quote
+      // the same words, is left alone.
       const changed = [
         edit(call.stream, 'ToolExecutionFinished'),
         edit(`run-${runId}`, 'ToolCallCompleted'),

@@ -82,3 +82,17 @@ export const tooLarge = (settings: McpHttpSettings): Refusal =>
   refusal(413, 'LIMIT_EXCEEDED', `a request body may have at most ${settings.maxBodyBytes} bytes`);
 
 export const plain = (status: number, code: ErrorCode, message: string): Refusal => refusal(status, code, message);
+
+/**
+ * The request's target as a URL, or null when it is none (`GET //[ HTTP/1.1` parses as HTTP but not as a URL):
+ * a hostile client must get a 400, not an exception on the server's request handler.
+ */
+export function requestUrl(target: string | undefined): URL | null {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    return null;
+  }
+}
+
+export const badTarget = (): Refusal => plain(400, 'VALIDATION', 'the request target is not a URL path');

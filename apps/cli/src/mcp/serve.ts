@@ -10,7 +10,7 @@ import { openEventStore } from '@stagecraft/event-store';
 import type { ShellConfig } from '@stagecraft/service-shell';
 import { connectSystem } from '../commands/session';
 import type { McpContext } from './context';
-import { Refusal, checkAddressing, checkDeclaredSize, checkToken, plain, tooLarge } from './http-guard';
+import { Refusal, badTarget, checkAddressing, checkDeclaredSize, checkToken, plain, requestUrl, tooLarge } from './http-guard';
 import { McpHttpSettings, mcpHttpSettings } from './http-settings';
 import { allowedRootsOf } from './roots';
 import { createMcpServer } from './server';
@@ -103,8 +103,9 @@ async function serveHttp(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
-      return refuse(res, plain(404, 'NOT_FOUND', 'the MCP endpoint is /mcp'));
+    const url = requestUrl(req.url);
+    if (!url) return refuse(res, badTarget());
+    if (url.pathname !== '/mcp') return refuse(res, plain(404, 'NOT_FOUND', 'the MCP endpoint is /mcp'));
     // Addressing first (a rebinding page is refused whatever it sends), then the token, then the size.
     const refused =
       checkAddressing(req.headers, settings, host) ?? checkToken(req.headers, settings) ?? checkDeclaredSize(req.headers, settings);
