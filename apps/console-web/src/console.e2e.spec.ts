@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT, ServiceProcess, eventually, spawnProcess } from '@stagecraft/testing';
+import { CHROMIUM_ARGS, REPO_ROOT, ServiceProcess, eventually, requireChromium, spawnProcess } from '@stagecraft/testing';
 
 /**
  * The web console in Debian's Chromium (playwright-core), against `stagecraft console --store` with the
@@ -10,7 +10,6 @@ import { REPO_ROOT, ServiceProcess, eventually, spawnProcess } from '@stagecraft
  * diffs show, an approval answered from the page lets it finish, a cancel from the page ends another.
  * Each page's screenshot goes to reports/ (CI keeps them).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const REPORTS = join(REPO_ROOT, 'reports');
 const TOKEN = 'console-e2e-token-0123456789abcdef0123456789';
 const NOTES = 'STAGECRAFT_NOTES.md';
@@ -62,10 +61,7 @@ describe('the web console in Chromium', () => {
     );
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (Debian; .ci/run installs it in CI).`,
-      );
+    const executablePath = requireChromium();
     mkdirSync(REPORTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'stagecraft-console-web-'));
     const store = `sqlite:${join(dir, 'events.db')}`;
@@ -91,18 +87,10 @@ describe('the web console in Chromium', () => {
       { timeoutMs: 90_000, intervalMs: 100 },
     );
     context = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
-      executablePath: CHROMIUM,
+      executablePath,
       headless: true,
       viewport: { width: 1400, height: 1000 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: [...CHROMIUM_ARGS],
     });
     page = context.pages()[0] ?? (await context.newPage());
   }, 180_000);

@@ -5,3 +5,4 @@ export * from './scripts';
 export * from './prng';
 export * from './eventually';
 export * from './inspector';
+export * from './chromium';

@@ -4,7 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { streams } from '@stagecraft/contracts';
-import { REPO_ROOT, eventually, spawnProcess } from '@stagecraft/testing';
+import { CHROMIUM_ARGS, REPO_ROOT, eventually, requireChromium, spawnProcess } from '@stagecraft/testing';
 import { recordTemplate, writeReplayLog } from './replay-log';
 import { percentile } from './stats';
 
@@ -15,7 +15,6 @@ import { percentile } from './stats';
  * page and the time to the table is read from the page's own performance mark (`runs-visible`, taken once
  * the first page of runs is rendered), measured from navigation start. Target: under 1 s.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'bench-console-token-0123456789abcdef012345';
 const ROUNDS = 7;
 
@@ -40,7 +39,7 @@ async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const wanted = process.argv[2] === undefined ? 3_000 : Number(process.argv[2]);
   if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium`);
+  const executablePath = requireChromium();
   print(
     `node ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
       .map((n) => n.toFixed(2))
@@ -92,17 +91,9 @@ async function main(): Promise<void> {
       );
 
       const browser = await chromium.launch({
-        executablePath: CHROMIUM,
+        executablePath,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: [...CHROMIUM_ARGS],
       });
       try {
         const measure = async (page: Page, url: string): Promise<Load> => {

@@ -3,7 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { StagecraftError, apiV1, validationError } from '@stagecraft/contracts';
 import type { EventReader } from '@stagecraft/event-store';
 import { ApiReply, SSE_HEARTBEAT, createApi, errorReply, followFeed, sseMessage } from '@stagecraft/http-api';
-import { Refusal, badTarget, checkAddressing, checkDeclaredSize, checkToken, requestUrl, tooLarge } from '../mcp/http-guard';
+import {
+  NOT_JSON,
+  Refusal,
+  TOO_LARGE,
+  badTarget,
+  checkAddressing,
+  checkDeclaredSize,
+  checkToken,
+  readJsonBody,
+  requestUrl,
+  tooLarge,
+} from '../mcp/http-guard';
 import type { McpHttpSettings } from '../mcp/http-settings';
 import { PAGE_HEADERS, serveStatic } from './static-files';
 
@@ -27,27 +38,6 @@ function send(res: ServerResponse, reply: ApiReply): void {
 }
 const refuse = (res: ServerResponse, refusal: Refusal): void =>
   send(res, { status: refusal.status, body: refusal.body, headers: refusal.headers });
-
-const TOO_LARGE = Symbol('too large');
-const NOT_JSON = Symbol('not JSON');
-
-/** The body as JSON; `{}` when empty (a POST that carries nothing), NOT_JSON or TOO_LARGE (the read stops there). */
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return TOO_LARGE;
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return NOT_JSON;
-  }
-}
 
 const openStreams = new WeakMap<ConsoleEdge, number>();
 
@@ -115,7 +105,8 @@ async function serveApi(edge: ConsoleEdge, req: IncomingMessage, res: ServerResp
   if (url.pathname === '/api/v1/events' && method === 'GET') return serveEvents(edge, req, res, url);
   let body: unknown;
   if (method === 'POST') {
-    body = await readJson(req, edge.settings.maxBodyBytes);
+    // A POST that carries nothing is an empty object.
+    body = await readJsonBody(req, edge.settings.maxBodyBytes, {});
     if (body === TOO_LARGE) return refuse(res, tooLarge(edge.settings));
     if (body === NOT_JSON)
       return send(res, errorReply(new StagecraftError('VALIDATION', 'the body is not JSON', [{ path: ['body'], message: 'not JSON' }])));

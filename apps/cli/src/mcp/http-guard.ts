@@ -96,3 +96,27 @@ export function requestUrl(target: string | undefined): URL | null {
 }
 
 export const badTarget = (): Refusal => plain(400, 'VALIDATION', 'the request target is not a URL path');
+
+export const TOO_LARGE = Symbol('too large');
+export const NOT_JSON = Symbol('not JSON');
+
+/**
+ * A request's body as JSON: `empty` when none was sent, NOT_JSON when it does not parse, TOO_LARGE once it
+ * passes `maxBytes` (the read stops there, so a large body is never held).
+ */
+export async function readJsonBody(req: AsyncIterable<Buffer>, maxBytes: number, empty: unknown): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > maxBytes) return TOO_LARGE;
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return empty;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}

@@ -10,7 +10,19 @@ import { openEventStore } from '@stagecraft/event-store';
 import type { ShellConfig } from '@stagecraft/service-shell';
 import { connectSystem } from '../commands/session';
 import type { McpContext } from './context';
-import { Refusal, badTarget, checkAddressing, checkDeclaredSize, checkToken, plain, requestUrl, tooLarge } from './http-guard';
+import {
+  NOT_JSON,
+  Refusal,
+  TOO_LARGE,
+  badTarget,
+  checkAddressing,
+  checkDeclaredSize,
+  checkToken,
+  plain,
+  readJsonBody,
+  requestUrl,
+  tooLarge,
+} from './http-guard';
 import { McpHttpSettings, mcpHttpSettings } from './http-settings';
 import { allowedRootsOf } from './roots';
 import { createMcpServer } from './server';
@@ -122,9 +134,9 @@ async function serveHttp(
     }
     if (sessionId !== undefined) return refuse(res, plain(404, 'NOT_FOUND', 'unknown or expired session: initialize again'));
     if (req.method !== 'POST') return refuse(res, plain(400, 'VALIDATION', 'no session: initialize first'));
-    const body = await readJson(req, settings.maxBodyBytes);
+    const body = await readJsonBody(req, settings.maxBodyBytes, NOT_JSON);
     if (body === TOO_LARGE) return refuse(res, tooLarge(settings));
-    if (body === undefined) return refuse(res, plain(400, 'VALIDATION', 'the body is not JSON'));
+    if (body === NOT_JSON) return refuse(res, plain(400, 'VALIDATION', 'the body is not JSON'));
     if (!isInitializeRequest(body)) return refuse(res, plain(400, 'VALIDATION', 'no session: initialize first'));
     await closeAll(sessions.expire());
     // One MCP server per session, all over the same system. The session is counted from its creation,
@@ -161,24 +173,6 @@ async function serveHttp(
     await new Promise<void>((closed) => http.close(() => closed()));
     await stopSystem();
   };
-}
-
-const TOO_LARGE = Symbol('too large');
-
-/** The request's JSON body; undefined when it is not JSON, TOO_LARGE past the bound (the read stops there). */
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return TOO_LARGE;
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function refuse(res: ServerResponse, refusal: Refusal): void {
