@@ -10,7 +10,7 @@ import { ScriptedDeployment, distributedDeployment, embeddedDeployment } from '.
 import { runToEnd } from './embedded-system';
 
 /**
- * Issue 26 (diffs everywhere, streaming): a run that patches README.md and writes NOTES.md, as the CLI shows
+ * Diffs everywhere and streaming (decision 0060): a run that patches README.md and writes NOTES.md, as the CLI shows
  * it (each write as a diff, a closing summary, `--json` with changedFiles/usage and `--stream` deltas,
  * `runs show --diffs`, the whole patch before an approval), and as the feed carries it in both deployments.
  */
