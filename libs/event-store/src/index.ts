@@ -33,6 +33,7 @@ export { processorOf, startProjection } from './projection/start-projection';
 export { startProcessor } from './projection/start-processor';
 export type { Checkpointed, Processor, ProcessorFailure, ProcessorOptions, RunningProcessor } from './projection/processor';
 export { catchUpProjection, rebuildProjection, rebuildProjections } from './projection/rebuild-projection';
+export { pagesAfter } from './projection/pages';
 export { stableEventId } from './stable-event-id';
 export { instrumentedStore } from './instrumented';
 export { chainBatch, chainContent, chainOf, linkHash, streamGenesis, type ChainContent, type ChainLink } from './chain/chain';

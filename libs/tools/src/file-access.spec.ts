@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileAccess, ToolContext } from './context';
+import { FileAccess, LIMITS, ToolContext } from './context';
 import { executeTool } from './registry';
 
 /** An editor's buffers, as the port sees them: a map of absolute paths, and every write it was handed. */
@@ -48,6 +48,18 @@ describe('read_file and write_file through an editor (context.files)', () => {
     });
     expect(writes).toEqual([[join(root, 'README.md'), 'new\n']]);
     expect(await executeTool('read_file', { path: 'README.md' }, context)).toMatchObject({ output: expect.stringContaining('on disk') });
+  });
+
+  it('holds the editor’s text to the read limit: a read fails TOO_LARGE, a write goes on without a diff', async () => {
+    const huge = 'x'.repeat(LIMITS.readFileMaxSize + 1);
+    const { files, writes } = editor({ [join(root, 'README.md')]: huge });
+    expect(await executeTool('read_file', { path: 'README.md' }, { ...context, files })).toMatchObject({
+      ok: false,
+      output: expect.stringContaining('TOO_LARGE'),
+    });
+    const written = await executeTool('write_file', { path: 'README.md', content: 'new\n' }, { ...context, files });
+    expect(written).toMatchObject({ ok: true, changes: [{ path: 'README.md', added: 0, removed: 0 }] });
+    expect(writes).toEqual([[join(root, 'README.md'), 'new\n']]);
   });
 
   it('a path the tool refuses never reaches the editor', async () => {

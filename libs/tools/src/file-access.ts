@@ -1,5 +1,5 @@
 import { Stats, lstatSync } from 'node:fs';
-import type { ToolContext } from './context';
+import { LIMITS, type ToolContext } from './context';
 import { ToolFailureError } from './outcome';
 import { writeInsideRoot } from './sandbox/pinned';
 
@@ -29,8 +29,31 @@ export async function writeChecked(
   return existing !== undefined;
 }
 
-/** The text a file had before a write: the editor's buffer when it holds one of a readable file, else what the disk read gave. */
-export async function bufferedOr<T>(context: ToolContext, absolute: string, disk: T): Promise<T | string> {
+/**
+ * The editor's text of a file the tool has checked on disk, held to the same size limit as the disk's (the
+ * editor's reply is input like any other: a buffer may be far larger than the file); null when it has none.
+ */
+export async function editorText(context: ToolContext, absolute: string, shown: string): Promise<string | null> {
+  const text = context.files ? await context.files.readText(absolute) : null;
+  if (text !== null && Buffer.byteLength(text) > LIMITS.readFileMaxSize)
+    throw new ToolFailureError({
+      kind: 'TOO_LARGE',
+      problem: `the editor's text of '${shown}' is over the ${LIMITS.readFileMaxSize}-byte limit`,
+      retry: 'use search_code to find the part you need',
+    });
+  return text;
+}
+
+/**
+ * The text a file had before a write: the editor's buffer when it holds one of a readable file, else what the
+ * disk read gave; `tooLarge` when the buffer is over the limit (the write goes on, its diff cannot be shown).
+ */
+export async function bufferedOr<T>(context: ToolContext, absolute: string, shown: string, disk: T, tooLarge: T): Promise<T | string> {
   if (!context.files || typeof disk !== 'string') return disk;
-  return (await context.files.readText(absolute)) ?? disk;
+  try {
+    return (await editorText(context, absolute, shown)) ?? disk;
+  } catch (error) {
+    if (error instanceof ToolFailureError && error.failure.kind === 'TOO_LARGE') return tooLarge;
+    throw error;
+  }
 }

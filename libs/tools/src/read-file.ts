@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, ToolContext } from './context';
+import { editorText } from './file-access';
 import { ToolFailureError, ToolOutcome, succeeded } from './outcome';
 import { readHeld, withHandle } from './sandbox/pinned';
 import { displayPath, resolveInsideRoot } from './sandbox/resolve-inside-root';
@@ -75,8 +76,7 @@ export async function openTextFile(
   const text = readTextInsideRoot(context.root, absolute, shown, tool);
   if (text === null) throw notFound(shown);
   // Checked on disk first: an editor's buffer is read only for a file the tool may read.
-  const buffered = context.files ? await context.files.readText(absolute) : null;
-  return { absolute, shown, text: buffered ?? text };
+  return { absolute, shown, text: (await editorText(context, absolute, shown)) ?? text };
 }
 
 export async function readFileTool(args: ReadFileArgs, context: ToolContext): Promise<ToolOutcome> {

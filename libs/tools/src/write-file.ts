@@ -28,9 +28,11 @@ export async function writeFileTool(args: WriteFileArgs, context: ToolContext): 
       });
     }
   };
-  const before = await bufferedOr(context, absolute, textBefore(context.root, absolute, shown));
+  const disk = textBefore(context.root, absolute, shown);
+  const before = await bufferedOr(context, absolute, shown, disk, OPAQUE);
+  // A file that could not be read is read again here, so that its failure is the one the model sees.
   if (args.content.includes(REDACTION_MARK))
-    refuseRedactedSecrets(shown, readTextInsideRoot(context.root, absolute, shown, 'write_file'), args.content);
+    refuseRedactedSecrets(shown, disk === OPAQUE ? readTextInsideRoot(context.root, absolute, shown, 'write_file') : disk, args.content);
   const replaced = await writeChecked(context, absolute, shown, args.content, check);
   context.progress(`wrote ${shown}`);
   const change = before === OPAQUE ? opaqueFileChange(shown) : fileChange(shown, replaced ? (before ?? '') : null, args.content);

@@ -1,7 +1,5 @@
-import type { EventReader, Position } from '@stagecraft/event-store';
+import { type EventReader, type Position, pagesAfter } from '@stagecraft/event-store';
 import { ConsoleView, consoleViewModel } from './console-view';
-
-const PAGE = 5_000;
 
 /** The console view and the log position it reflects. */
 export interface ViewAt {
@@ -19,15 +17,14 @@ export function consoleViewReader(log: EventReader): { current(): Promise<ViewAt
   let from: Position | 'start' = 'start';
   let queue: Promise<ViewAt> = Promise.resolve(state);
   const catchUp = async (): Promise<ViewAt> => {
-    for (;;) {
-      const events = await log.readAll({ fromPosition: from, types: consoleViewModel.handles, maxCount: PAGE });
+    for await (const { events } of pagesAfter(log, from, consoleViewModel.handles)) {
       for (const event of events) state.view = consoleViewModel.evolve(state.view, event);
       if (events.length > 0) {
         from = events[events.length - 1].position;
         state = { view: state.view, position: from };
       }
-      if (events.length < PAGE) return state;
     }
+    return state;
   };
   return {
     current() {
